@@ -1,0 +1,18 @@
+//! JSON for untrusted input without a heap: a validating scanner, lazy views and a writer.
+//!
+//! [`parse`] checks a whole document once — size, depth, UTF-8, number bounds, duplicate
+//! keys — and returns a [`Value`] view. Views borrow the input and decode only on demand.
+//! [`Writer`] writes ASCII JSON into a caller-owned buffer.
+
+mod scan;
+mod string;
+mod value;
+mod write;
+
+pub use scan::{JsonError, Limits, parse};
+pub use string::{Chars, JsonStr};
+pub use value::{Array, Items, Kind, Members, Number, Object, Value};
+pub use write::{ArrayWriter, BufferTooSmall, ObjectWriter, Writer};
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,169 @@
+//! Escaped JSON string contents, compared and decoded without allocating.
+
+/// The contents of a validated JSON string, still escaped (without the quotes).
+#[derive(Clone, Copy)]
+pub struct JsonStr<'a> {
+    raw: &'a [u8],
+}
+
+impl core::fmt::Debug for JsonStr<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("\"")?;
+        for c in self.chars() {
+            for e in c.escape_debug() {
+                core::fmt::Write::write_char(f, e)?;
+            }
+        }
+        f.write_str("\"")
+    }
+}
+
+impl PartialEq for JsonStr<'_> {
+    /// Equality of the decoded text, whatever escapes either side used.
+    fn eq(&self, other: &Self) -> bool {
+        if !self.has_escapes() && !other.has_escapes() {
+            return self.raw == other.raw;
+        }
+        self.chars().eq(other.chars())
+    }
+}
+
+impl Eq for JsonStr<'_> {}
+
+impl<'a> JsonStr<'a> {
+    pub(crate) fn from_validated(raw: &'a [u8]) -> Self {
+        JsonStr { raw }
+    }
+
+    /// The escaped bytes between the quotes.
+    pub fn raw(&self) -> &'a [u8] {
+        self.raw
+    }
+
+    /// Whether any escape sequence occurs.
+    pub fn has_escapes(&self) -> bool {
+        self.raw.contains(&b'\\')
+    }
+
+    /// The text itself when it needs no unescaping.
+    pub fn as_plain(&self) -> Option<&'a str> {
+        if self.has_escapes() {
+            None
+        } else {
+            core::str::from_utf8(self.raw).ok()
+        }
+    }
+
+    /// Whether the decoded text equals `s`.
+    pub fn eq_str(&self, s: &str) -> bool {
+        if !self.has_escapes() {
+            return self.raw == s.as_bytes();
+        }
+        self.chars().eq(s.chars())
+    }
+
+    /// Whether the decoded text starts with `prefix`.
+    pub fn starts_with(&self, prefix: &str) -> bool {
+        let mut chars = self.chars();
+        prefix.chars().all(|p| chars.next() == Some(p))
+    }
+
+    /// The decoded characters.
+    pub fn chars(&self) -> Chars<'a> {
+        Chars { b: self.raw, i: 0 }
+    }
+
+    /// Number of decoded Unicode scalar values (what JSON Schema calls the length).
+    pub fn char_count(&self) -> usize {
+        if self.has_escapes() {
+            self.chars().count()
+        } else {
+            core::str::from_utf8(self.raw).map_or(0, |s| s.chars().count())
+        }
+    }
+
+    /// Length in bytes of the decoded UTF-8 text.
+    pub fn decoded_len(&self) -> usize {
+        if self.has_escapes() {
+            self.chars().map(char::len_utf8).sum()
+        } else {
+            self.raw.len()
+        }
+    }
+
+    /// Decodes into `buf` and returns the text, or `None` if `buf` is too small.
+    pub fn decode_into<'b>(&self, buf: &'b mut [u8]) -> Option<&'b str> {
+        if let Some(plain) = self.as_plain() {
+            let out = buf.get_mut(..plain.len())?;
+            out.copy_from_slice(plain.as_bytes());
+            return core::str::from_utf8(out).ok();
+        }
+        let mut n = 0;
+        for c in self.chars() {
+            let len = c.len_utf8();
+            c.encode_utf8(buf.get_mut(n..n + len)?);
+            n += len;
+        }
+        core::str::from_utf8(buf.get(..n)?).ok()
+    }
+}
+
+/// Iterator over the decoded characters of a [`JsonStr`].
+#[derive(Clone, Debug)]
+pub struct Chars<'a> {
+    b: &'a [u8],
+    i: usize,
+}
+
+impl Chars<'_> {
+    fn hex4(&self, at: usize) -> Option<u32> {
+        let digits = self.b.get(at..at + 4)?;
+        let text = core::str::from_utf8(digits).ok()?;
+        u32::from_str_radix(text, 16).ok()
+    }
+}
+
+impl Iterator for Chars<'_> {
+    type Item = char;
+
+    fn next(&mut self) -> Option<char> {
+        let first = *self.b.get(self.i)?;
+        if first != b'\\' {
+            // Decode one UTF-8 scalar from the validated text.
+            let width = match first {
+                0x00..=0x7f => 1,
+                0xc0..=0xdf => 2,
+                0xe0..=0xef => 3,
+                _ => 4,
+            };
+            let bytes = self.b.get(self.i..self.i + width)?;
+            self.i += width;
+            return core::str::from_utf8(bytes).ok()?.chars().next();
+        }
+        let kind = *self.b.get(self.i + 1)?;
+        self.i += 2;
+        let simple = match kind {
+            b'"' => '"',
+            b'\\' => '\\',
+            b'/' => '/',
+            b'b' => '\u{8}',
+            b'f' => '\u{c}',
+            b'n' => '\n',
+            b'r' => '\r',
+            b't' => '\t',
+            b'u' => {
+                let unit = self.hex4(self.i)?;
+                self.i += 4;
+                if (0xD800..0xDC00).contains(&unit) {
+                    let low = self.hex4(self.i + 2)?;
+                    self.i += 6;
+                    let scalar = 0x10000 + ((unit - 0xD800) << 10) + (low.checked_sub(0xDC00)?);
+                    return char::from_u32(scalar);
+                }
+                return char::from_u32(unit);
+            }
+            _ => return None,
+        };
+        Some(simple)
+    }
+}

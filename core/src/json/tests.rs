@@ -1,0 +1,139 @@
+use super::*;
+
+fn ok(text: &str) -> Value<'_> {
+    parse(text.as_bytes(), &Limits::default()).expect(text)
+}
+
+fn err(text: &str) -> JsonError {
+    parse(text.as_bytes(), &Limits::default()).expect_err(text)
+}
+
+#[test]
+fn accepts_documents_and_views_them() {
+    let v = ok(r#" {"a": [1, 2.5, "x\u00e9"], "b": {"c": null, "d": true}} "#);
+    let a = v.get("a").unwrap().as_array().unwrap();
+    assert_eq!(a.len(), 3);
+    assert_eq!(a.get(0).unwrap().as_i64(), Some(1));
+    assert_eq!(a.get(1).unwrap().as_f64(), Some(2.5));
+    assert!(a.get(2).unwrap().as_str().unwrap().eq_str("xé"));
+    assert!(v.get("b").unwrap().get("c").unwrap().is_null());
+    assert_eq!(v.get("b").unwrap().get("d").unwrap().as_bool(), Some(true));
+    assert!(v.get("zz").is_none());
+}
+
+#[test]
+fn rejects_duplicate_keys_even_when_escaped_differently() {
+    assert_eq!(err(r#"{"a":1,"a":2}"#), JsonError::DuplicateKey);
+    assert_eq!(err(r#"{"a":1,"\u0061":2}"#), JsonError::DuplicateKey);
+    assert_eq!(
+        err(r#"{"x":{"a":1,"b":{"a":1},"a":3}}"#),
+        JsonError::DuplicateKey
+    );
+    ok(r#"{"a":{"a":1},"b":{"a":2}}"#);
+}
+
+#[test]
+fn rejects_depth_beyond_the_limit() {
+    let limits = Limits {
+        max_depth: 3,
+        ..Limits::default()
+    };
+    assert!(parse(b"[[[1]]]", &limits).is_ok());
+    assert_eq!(parse(b"[[[[1]]]]", &limits), Err(JsonError::TooDeep));
+    assert_eq!(
+        parse(br#"{"a":{"b":{"c":{}}}}"#, &limits),
+        Err(JsonError::TooDeep)
+    );
+}
+
+#[test]
+fn rejects_oversized_documents_and_long_numbers() {
+    let limits = Limits {
+        max_size: 4,
+        ..Limits::default()
+    };
+    assert_eq!(parse(b"12345", &limits), Err(JsonError::TooLarge));
+    let digits64 = "1".repeat(64);
+    ok(&digits64);
+    assert_eq!(err(&"1".repeat(65)), JsonError::NumberTooLong);
+}
+
+#[test]
+fn rejects_invalid_utf8_and_bad_escapes() {
+    assert_eq!(
+        parse(b"\"\xff\"", &Limits::default()),
+        Err(JsonError::InvalidUtf8)
+    );
+    assert!(matches!(err(r#""\ud800""#), JsonError::Syntax { .. }));
+    assert!(matches!(err(r#""\udc00""#), JsonError::Syntax { .. }));
+    assert!(matches!(err("\"a\u{1}\""), JsonError::Syntax { .. }));
+    assert!(ok(r#""\ud83d\ude00""#).as_str().unwrap().eq_str("😀"));
+}
+
+#[test]
+fn rejects_malformed_syntax() {
+    for bad in [
+        "",
+        "{",
+        "[1,]",
+        "{\"a\":1,}",
+        "01",
+        "1.",
+        "-",
+        "1e",
+        "tru",
+        "[1 2]",
+        "{1:2}",
+        "1 2",
+        "nul",
+    ] {
+        assert!(matches!(err(bad), JsonError::Syntax { .. }), "{bad}");
+    }
+}
+
+#[test]
+fn numbers_keep_their_literal_kind() {
+    let n = ok("1.0").as_number().unwrap();
+    assert!(!n.is_integer_literal());
+    assert!(n.is_integral());
+    assert_eq!(n.as_i64(), None);
+    assert_eq!(ok("-42").as_i64(), Some(-42));
+    assert_eq!(ok("18446744073709551615").as_u64(), Some(u64::MAX));
+    assert_eq!(ok("18446744073709551616").as_u64(), None);
+}
+
+#[test]
+fn writer_escapes_to_ascii_and_reports_needed_size() {
+    let mut buf = [0u8; 64];
+    let mut w = Writer::new(&mut buf);
+    w.object(|o| {
+        o.str("k", "a\"é\n😀").i64("n", -7).bool("t", true);
+        o.array("l", |a| {
+            a.str("x");
+            a.item().null();
+        });
+    });
+    let n = w.finish().unwrap();
+    let text = core::str::from_utf8(&buf[..n]).unwrap();
+    assert_eq!(
+        text,
+        r#"{"k":"a\"\u00e9\n\ud83d\ude00","n":-7,"t":true,"l":["x",null]}"#
+    );
+    let back = ok(text);
+    assert!(back.get("k").unwrap().as_str().unwrap().eq_str("a\"é\n😀"));
+
+    let mut small = [0u8; 4];
+    let mut w = Writer::new(&mut small);
+    w.str("hello");
+    assert_eq!(w.finish(), Err(BufferTooSmall { required: 7 }));
+}
+
+#[test]
+fn writer_reemits_non_ascii_values() {
+    let v = ok(r#"{"é":["ü",1]}"#);
+    let mut buf = [0u8; 64];
+    let mut w = Writer::new(&mut buf);
+    w.value(v);
+    let n = w.finish().unwrap();
+    assert_eq!(&buf[..n], br#"{"\u00e9":["\u00fc",1]}"#);
+}

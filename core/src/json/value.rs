@@ -1,0 +1,454 @@
+//! Lazy, zero-copy views over JSON the scanner has validated.
+//!
+//! A [`Value`] is the exact text of one value. Looking inside it re-reads that text; nothing
+//! is decoded or copied until asked for. The walking helpers here assume validated input but
+//! stay total on any bytes: on something unexpected they stop, they never panic.
+
+use super::string::JsonStr;
+
+/// What kind of JSON value a [`Value`] holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Kind {
+    /// `null`
+    Null,
+    /// `true` or `false`
+    Bool,
+    /// A number literal.
+    Number,
+    /// A string.
+    String,
+    /// An array.
+    Array,
+    /// An object.
+    Object,
+}
+
+/// A view of one validated JSON value.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct Value<'a> {
+    raw: &'a [u8],
+}
+
+impl core::fmt::Debug for Value<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match core::str::from_utf8(self.raw) {
+            Ok(text) => write!(f, "Value({text})"),
+            Err(_) => write!(f, "Value({:?})", self.raw),
+        }
+    }
+}
+
+impl<'a> Value<'a> {
+    pub(crate) fn from_validated(raw: &'a [u8]) -> Self {
+        Value { raw }
+    }
+
+    /// The exact bytes of this value as they appeared in the input.
+    pub fn raw(&self) -> &'a [u8] {
+        self.raw
+    }
+
+    /// The kind of this value.
+    pub fn kind(&self) -> Kind {
+        match self.raw.first() {
+            Some(b'{') => Kind::Object,
+            Some(b'[') => Kind::Array,
+            Some(b'"') => Kind::String,
+            Some(b't' | b'f') => Kind::Bool,
+            Some(b'n') => Kind::Null,
+            _ => Kind::Number,
+        }
+    }
+
+    /// Whether this is `null`.
+    pub fn is_null(&self) -> bool {
+        self.kind() == Kind::Null
+    }
+
+    /// The boolean, if this is one.
+    pub fn as_bool(&self) -> Option<bool> {
+        match self.raw {
+            b"true" => Some(true),
+            b"false" => Some(false),
+            _ => None,
+        }
+    }
+
+    /// The string, if this is one.
+    pub fn as_str(&self) -> Option<JsonStr<'a>> {
+        match self.raw {
+            [b'"', inner @ .., b'"'] => Some(JsonStr::from_validated(inner)),
+            _ => None,
+        }
+    }
+
+    /// The number, if this is one.
+    pub fn as_number(&self) -> Option<Number<'a>> {
+        match self.kind() {
+            Kind::Number => core::str::from_utf8(self.raw)
+                .ok()
+                .map(|raw| Number { raw }),
+            _ => None,
+        }
+    }
+
+    /// Shorthand: the value as an `i64` if it is an integer literal that fits.
+    pub fn as_i64(&self) -> Option<i64> {
+        self.as_number().and_then(|n| n.as_i64())
+    }
+
+    /// Shorthand: the value as a `u64` if it is an integer literal that fits.
+    pub fn as_u64(&self) -> Option<u64> {
+        self.as_number().and_then(|n| n.as_u64())
+    }
+
+    /// Shorthand: the value as an `f64` if it is any number.
+    pub fn as_f64(&self) -> Option<f64> {
+        self.as_number().and_then(|n| n.as_f64())
+    }
+
+    /// The object, if this is one.
+    pub fn as_object(&self) -> Option<Object<'a>> {
+        (self.kind() == Kind::Object).then_some(Object { raw: self.raw })
+    }
+
+    /// The array, if this is one.
+    pub fn as_array(&self) -> Option<Array<'a>> {
+        (self.kind() == Kind::Array).then_some(Array { raw: self.raw })
+    }
+
+    /// The member `key` if this is an object that has it.
+    pub fn get(&self, key: &str) -> Option<Value<'a>> {
+        self.as_object().and_then(|o| o.get(key))
+    }
+}
+
+/// A number kept as its literal, so the integer/float distinction and every digit survive.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Number<'a> {
+    raw: &'a str,
+}
+
+impl<'a> Number<'a> {
+    /// The literal exactly as written.
+    pub fn literal(&self) -> &'a str {
+        self.raw
+    }
+
+    /// Whether the literal has neither a fraction nor an exponent.
+    pub fn is_integer_literal(&self) -> bool {
+        !self.raw.bytes().any(|b| matches!(b, b'.' | b'e' | b'E'))
+    }
+
+    /// The value as an `i64`, for an integer literal in range.
+    pub fn as_i64(&self) -> Option<i64> {
+        if self.is_integer_literal() {
+            self.raw.parse().ok()
+        } else {
+            None
+        }
+    }
+
+    /// The value as a `u64`, for a non-negative integer literal in range.
+    pub fn as_u64(&self) -> Option<u64> {
+        if self.is_integer_literal() {
+            self.raw.parse().ok()
+        } else {
+            None
+        }
+    }
+
+    /// The value as an `f64` (finite; huge literals saturate to infinity and are refused).
+    pub fn as_f64(&self) -> Option<f64> {
+        self.raw.parse::<f64>().ok().filter(|v| v.is_finite())
+    }
+
+    /// Whether the value is mathematically an integer (`2`, `2.0` and `2e0` all are).
+    pub fn is_integral(&self) -> bool {
+        self.is_integer_literal() || self.as_f64().is_some_and(|v| v == libm_trunc(v))
+    }
+}
+
+/// `f64::trunc` is not in `core`; this is exact for every finite `f64`.
+fn libm_trunc(v: f64) -> f64 {
+    if v.abs() >= 4_503_599_627_370_496.0 {
+        // 2^52 and above: every f64 is already an integer.
+        return v;
+    }
+    (v as i64) as f64
+}
+
+/// A view of a validated object.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct Object<'a> {
+    raw: &'a [u8],
+}
+
+impl core::fmt::Debug for Object<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        Value::from_validated(self.raw).fmt(f)
+    }
+}
+
+impl<'a> Object<'a> {
+    /// The members in document order.
+    pub fn iter(&self) -> Members<'a> {
+        Members {
+            b: self.raw,
+            i: 1,
+            done: false,
+        }
+    }
+
+    /// The value of `key`, comparing after unescaping.
+    pub fn get(&self, key: &str) -> Option<Value<'a>> {
+        self.iter().find(|(k, _)| k.eq_str(key)).map(|(_, v)| v)
+    }
+
+    /// Whether `key` is present.
+    pub fn contains(&self, key: &str) -> bool {
+        self.get(key).is_some()
+    }
+
+    /// Number of members.
+    pub fn len(&self) -> usize {
+        self.iter().count()
+    }
+
+    /// Whether the object has no members.
+    pub fn is_empty(&self) -> bool {
+        self.iter().next().is_none()
+    }
+
+    /// This object as a [`Value`].
+    pub fn as_value(&self) -> Value<'a> {
+        Value::from_validated(self.raw)
+    }
+}
+
+impl<'a> IntoIterator for Object<'a> {
+    type Item = (JsonStr<'a>, Value<'a>);
+    type IntoIter = Members<'a>;
+    fn into_iter(self) -> Members<'a> {
+        self.iter()
+    }
+}
+
+/// Iterator over an object's members.
+#[derive(Clone, Debug)]
+pub struct Members<'a> {
+    b: &'a [u8],
+    i: usize,
+    done: bool,
+}
+
+impl<'a> Iterator for Members<'a> {
+    type Item = (JsonStr<'a>, Value<'a>);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
+        }
+        let step = (|| {
+            let i = skip_ws(self.b, self.i);
+            if self.b.get(i) != Some(&b'"') {
+                return None;
+            }
+            let key_end = skip_string(self.b, i)?;
+            let key = JsonStr::from_validated(self.b.get(i + 1..key_end - 1)?);
+            let colon = skip_ws(self.b, key_end);
+            if self.b.get(colon) != Some(&b':') {
+                return None;
+            }
+            let v_start = skip_ws(self.b, colon + 1);
+            let v_end = skip_value(self.b, v_start)?;
+            let value = Value::from_validated(self.b.get(v_start..v_end)?);
+            let after = skip_ws(self.b, v_end);
+            self.i = after + 1;
+            if self.b.get(after) != Some(&b',') {
+                self.done = true;
+            }
+            Some((key, value))
+        })();
+        if step.is_none() {
+            self.done = true;
+        }
+        step
+    }
+}
+
+/// A view of a validated array.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct Array<'a> {
+    raw: &'a [u8],
+}
+
+impl core::fmt::Debug for Array<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        Value::from_validated(self.raw).fmt(f)
+    }
+}
+
+impl<'a> Array<'a> {
+    /// The items in order.
+    pub fn iter(&self) -> Items<'a> {
+        Items {
+            b: self.raw,
+            i: 1,
+            done: false,
+        }
+    }
+
+    /// Number of items.
+    pub fn len(&self) -> usize {
+        self.iter().count()
+    }
+
+    /// Whether the array has no items.
+    pub fn is_empty(&self) -> bool {
+        self.iter().next().is_none()
+    }
+
+    /// The item at `index`.
+    pub fn get(&self, index: usize) -> Option<Value<'a>> {
+        self.iter().nth(index)
+    }
+
+    /// This array as a [`Value`].
+    pub fn as_value(&self) -> Value<'a> {
+        Value::from_validated(self.raw)
+    }
+}
+
+impl<'a> IntoIterator for Array<'a> {
+    type Item = Value<'a>;
+    type IntoIter = Items<'a>;
+    fn into_iter(self) -> Items<'a> {
+        self.iter()
+    }
+}
+
+/// Iterator over an array's items.
+#[derive(Clone, Debug)]
+pub struct Items<'a> {
+    b: &'a [u8],
+    i: usize,
+    done: bool,
+}
+
+impl<'a> Iterator for Items<'a> {
+    type Item = Value<'a>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
+        }
+        let start = skip_ws(self.b, self.i);
+        let step = match self.b.get(start) {
+            None | Some(b']') => None,
+            Some(_) => skip_value(self.b, start).and_then(|end| {
+                let value = Value::from_validated(self.b.get(start..end)?);
+                let after = skip_ws(self.b, end);
+                self.i = after + 1;
+                if self.b.get(after) != Some(&b',') {
+                    self.done = true;
+                }
+                Some(value)
+            }),
+        };
+        if step.is_none() {
+            self.done = true;
+        }
+        step
+    }
+}
+
+/// Walks the keys of a validated object prefix (used by the scanner's duplicate check).
+pub(crate) struct PrefixMembers<'a> {
+    b: &'a [u8],
+    i: usize,
+}
+
+impl<'a> PrefixMembers<'a> {
+    pub(crate) fn new(object: &'a [u8]) -> Self {
+        PrefixMembers { b: object, i: 1 }
+    }
+
+    pub(crate) fn next_key(&mut self) -> Option<JsonStr<'a>> {
+        let i = skip_ws(self.b, self.i);
+        if self.b.get(i) != Some(&b'"') {
+            return None;
+        }
+        let key_end = skip_string(self.b, i)?;
+        let key = JsonStr::from_validated(self.b.get(i + 1..key_end - 1)?);
+        let colon = skip_ws(self.b, key_end);
+        if self.b.get(colon) == Some(&b':') {
+            let v_start = skip_ws(self.b, colon + 1);
+            let after = skip_ws(self.b, skip_value(self.b, v_start)?);
+            self.i = after + 1;
+        } else {
+            // The key being checked: nothing follows it yet.
+            self.i = self.b.len();
+        }
+        Some(key)
+    }
+}
+
+/// Index of the first non-whitespace byte at or after `i`.
+pub(crate) fn skip_ws(b: &[u8], mut i: usize) -> usize {
+    while let Some(b' ' | b'\n' | b'\r' | b'\t') = b.get(i) {
+        i += 1;
+    }
+    i
+}
+
+/// Index just past the string whose opening quote is at `i`.
+pub(crate) fn skip_string(b: &[u8], i: usize) -> Option<usize> {
+    let mut j = i + 1;
+    loop {
+        match b.get(j)? {
+            b'"' => return Some(j + 1),
+            b'\\' => j += 2,
+            _ => j += 1,
+        }
+    }
+}
+
+/// Index just past the validated value starting at `i` (iterative: no recursion).
+pub(crate) fn skip_value(b: &[u8], i: usize) -> Option<usize> {
+    match b.get(i)? {
+        b'"' => skip_string(b, i),
+        b'{' | b'[' => {
+            let mut depth: usize = 0;
+            let mut j = i;
+            loop {
+                match b.get(j)? {
+                    b'"' => {
+                        j = skip_string(b, j)?;
+                        continue;
+                    }
+                    b'{' | b'[' => depth += 1,
+                    b'}' | b']' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            return Some(j + 1);
+                        }
+                    }
+                    _ => {}
+                }
+                j += 1;
+            }
+        }
+        _ => {
+            let mut j = i;
+            while let Some(c) = b.get(j) {
+                if matches!(c, b',' | b'}' | b']' | b' ' | b'\n' | b'\r' | b'\t') {
+                    break;
+                }
+                j += 1;
+            }
+            (j > i).then_some(j)
+        }
+    }
+}

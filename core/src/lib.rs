@@ -1,0 +1,9 @@
+//! # snodo-core
+//!
+//! A `no_std`, allocation-free, sans-IO core for Model Context Protocol servers speaking
+//! revision 2026-07-28.
+#![no_std]
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod json;
