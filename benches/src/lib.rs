@@ -1,1 +1,1 @@
-//! Placeholder.
+//! Benchmarks live in `benches/`.

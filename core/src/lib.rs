@@ -7,3 +7,5 @@
 #![warn(missing_docs)]
 
 pub mod json;
+pub mod schema;
+pub mod state;

@@ -4,11 +4,13 @@
 //! keys — and returns a [`Value`] view. Views borrow the input and decode only on demand.
 //! [`Writer`] writes ASCII JSON into a caller-owned buffer.
 
+mod canonical;
 mod scan;
 mod string;
 mod value;
 mod write;
 
+pub use canonical::*;
 pub use scan::{JsonError, Limits, parse};
 pub use string::{Chars, JsonStr};
 pub use value::{Array, Items, Kind, Members, Number, Object, Value};

@@ -1,0 +1,1 @@
+//! Canonical digest of a JSON value (object key order ignored, array order and number kind kept).
