@@ -6,6 +6,11 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+#[cfg(test)]
+extern crate std;
+
 pub mod json;
+pub mod protocol;
+pub mod rpc;
 pub mod schema;
 pub mod state;

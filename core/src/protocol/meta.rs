@@ -1,0 +1,132 @@
+//! Admission of the per-request `_meta` envelope.
+
+use super::{
+    ClientCapabilities, META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL,
+    META_PROTOCOL_VERSION, SUPPORTED_VERSIONS,
+};
+use crate::json::{JsonStr, Object, Value};
+
+/// Minimum severity of log notifications a request asked for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum LogLevel {
+    /// `debug`
+    Debug,
+    /// `info`
+    Info,
+    /// `notice`
+    Notice,
+    /// `warning`
+    Warning,
+    /// `error`
+    Error,
+    /// `critical`
+    Critical,
+    /// `alert`
+    Alert,
+    /// `emergency`
+    Emergency,
+}
+
+impl LogLevel {
+    const ALL: [(&'static str, LogLevel); 8] = [
+        ("debug", LogLevel::Debug),
+        ("info", LogLevel::Info),
+        ("notice", LogLevel::Notice),
+        ("warning", LogLevel::Warning),
+        ("error", LogLevel::Error),
+        ("critical", LogLevel::Critical),
+        ("alert", LogLevel::Alert),
+        ("emergency", LogLevel::Emergency),
+    ];
+
+    fn from_name(name: JsonStr<'_>) -> Option<Self> {
+        Self::ALL.iter().find(|(n, _)| name.eq_str(n)).map(|&(_, l)| l)
+    }
+
+    /// The wire name.
+    pub fn name(self) -> &'static str {
+        Self::ALL.iter().find(|(_, l)| *l == self).map_or("", |(n, _)| n)
+    }
+}
+
+/// What a request declared about itself in `params._meta`.
+#[derive(Clone, Copy, Debug)]
+pub struct RequestMeta<'a> {
+    /// The protocol version (always a supported one once admitted).
+    pub protocol_version: JsonStr<'a>,
+    /// The capabilities the client declared for this request.
+    pub capabilities: ClientCapabilities,
+    /// `io.modelcontextprotocol/clientInfo`, unvalidated, for display only.
+    pub client_info: Option<Value<'a>>,
+    /// `progressToken`, when the client opted into progress (a string or an integer).
+    pub progress_token: Option<Value<'a>>,
+    /// The requested log level; without one, no log notifications may be sent.
+    pub log_level: Option<LogLevel>,
+    /// The whole `_meta` object.
+    pub raw: Object<'a>,
+}
+
+/// Why a request's `_meta` was refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum MetaError<'a> {
+    /// -32602: `_meta` or a required field is missing or malformed; the message says which.
+    Invalid(&'static str),
+    /// -32022: the version is well-formed but not supported.
+    UnsupportedVersion(JsonStr<'a>),
+}
+
+/// Admits a request's `params` by its `_meta`: the version must be present and supported, the
+/// client capabilities present and well-formed.
+pub fn admit<'a>(params: Option<Object<'a>>) -> Result<RequestMeta<'a>, MetaError<'a>> {
+    let meta = params
+        .and_then(|p| p.get("_meta"))
+        .ok_or(MetaError::Invalid("params._meta is required"))?
+        .as_object()
+        .ok_or(MetaError::Invalid("params._meta must be an object"))?;
+    let version = meta
+        .get(META_PROTOCOL_VERSION)
+        .ok_or(MetaError::Invalid(
+            "params._meta must carry io.modelcontextprotocol/protocolVersion",
+        ))?
+        .as_str()
+        .ok_or(MetaError::Invalid(
+            "io.modelcontextprotocol/protocolVersion must be a string",
+        ))?;
+    let capabilities = meta.get(META_CLIENT_CAPABILITIES).ok_or(MetaError::Invalid(
+        "params._meta must carry io.modelcontextprotocol/clientCapabilities",
+    ))?;
+    if !SUPPORTED_VERSIONS.iter().any(|v| version.eq_str(v)) {
+        return Err(MetaError::UnsupportedVersion(version));
+    }
+    let capabilities = ClientCapabilities::from_value(capabilities).ok_or(MetaError::Invalid(
+        "io.modelcontextprotocol/clientCapabilities is malformed",
+    ))?;
+    let progress_token = match meta.get("progressToken") {
+        None => None,
+        Some(t) if t.as_str().is_some() || t.as_i64().is_some() => Some(t),
+        Some(_) => {
+            return Err(MetaError::Invalid(
+                "progressToken must be a string or an integer",
+            ));
+        }
+    };
+    let log_level = match meta.get(META_LOG_LEVEL) {
+        None => None,
+        Some(level) => Some(
+            level
+                .as_str()
+                .and_then(LogLevel::from_name)
+                .ok_or(MetaError::Invalid("io.modelcontextprotocol/logLevel is not a log level"))?,
+        ),
+    };
+    Ok(RequestMeta {
+        protocol_version: version,
+        capabilities,
+        client_info: meta.get(META_CLIENT_INFO),
+        progress_token,
+        log_level,
+        raw: meta,
+    })
+}

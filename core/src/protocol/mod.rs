@@ -1,0 +1,30 @@
+//! The 2026-07-28 rules that sit on top of JSON-RPC: the per-request `_meta` envelope, client
+//! capabilities, the method table, and the errors a server owes for each.
+
+mod capabilities;
+mod meta;
+mod method;
+
+pub use capabilities::ClientCapabilities;
+pub use meta::{LogLevel, MetaError, RequestMeta, admit};
+pub use method::Method;
+
+/// The protocol revision this core speaks.
+pub const PROTOCOL_VERSION: &str = "2026-07-28";
+
+/// Every version this core accepts, newest first (what -32022 lists as `supported`).
+pub const SUPPORTED_VERSIONS: &[&str] = &[PROTOCOL_VERSION];
+
+/// `_meta` key of the protocol version.
+pub const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+/// `_meta` key of the client capabilities.
+pub const META_CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
+/// `_meta` key of the client identity.
+pub const META_CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
+/// `_meta` key of the requested log level.
+pub const META_LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
+/// `_meta` key of the server identity on results.
+pub const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,62 @@
+use super::*;
+use crate::json::{Limits, Writer, parse};
+
+fn params(text: &str) -> crate::json::Object<'_> {
+    parse(text.as_bytes(), &Limits::default()).unwrap().as_object().unwrap()
+}
+
+fn caps(text: &str) -> Option<ClientCapabilities> {
+    ClientCapabilities::from_value(parse(text.as_bytes(), &Limits::default()).unwrap())
+}
+
+#[test]
+fn admits_a_complete_meta() {
+    let p = params(
+        r#"{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities":{"roots":{}},"progressToken":"t",
+        "io.modelcontextprotocol/logLevel":"info"}}"#,
+    );
+    let meta = admit(Some(p)).unwrap();
+    assert_eq!(meta.capabilities, ClientCapabilities::ROOTS);
+    assert_eq!(meta.log_level, Some(LogLevel::Info));
+    assert!(meta.progress_token.is_some());
+}
+
+#[test]
+fn refuses_missing_or_unsupported_fields() {
+    assert!(matches!(admit(None), Err(MetaError::Invalid(_))));
+    let no_caps = params(r#"{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}"#);
+    assert!(matches!(admit(Some(no_caps)), Err(MetaError::Invalid(_))));
+    let old = params(
+        r#"{"_meta":{"io.modelcontextprotocol/protocolVersion":"2025-11-25","io.modelcontextprotocol/clientCapabilities":{}}}"#,
+    );
+    assert!(matches!(admit(Some(old)), Err(MetaError::UnsupportedVersion(v)) if v.eq_str("2025-11-25")));
+    let bad_caps = params(
+        r#"{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"sampling":true}}}"#,
+    );
+    assert!(matches!(admit(Some(bad_caps)), Err(MetaError::Invalid(_))));
+}
+
+#[test]
+fn reads_capability_bits() {
+    type C = ClientCapabilities;
+    assert_eq!(caps("{}"), Some(C::NONE));
+    assert_eq!(caps(r#"{"elicitation":{}}"#), Some(C::ELICITATION_FORM));
+    assert_eq!(caps(r#"{"elicitation":{"url":{}}}"#), Some(C::ELICITATION_URL));
+    assert_eq!(
+        caps(r#"{"elicitation":{"url":{},"form":{}},"sampling":{"tools":{},"context":{}},"roots":{}}"#),
+        Some(C::ELICITATION_FORM.union(C::ELICITATION_URL).union(C::SAMPLING).union(C::SAMPLING_TOOLS).union(C::SAMPLING_CONTEXT).union(C::ROOTS))
+    );
+    assert_eq!(caps(r#"{"elicitation":{"form":1}}"#), None);
+    assert_eq!(caps(r#"[]"#), None);
+    assert_eq!(caps(r#"{"somethingNew":{"x":1}}"#), Some(C::NONE));
+}
+
+#[test]
+fn writes_required_capabilities_deterministically() {
+    let mut buf = [0u8; 128];
+    let mut w = Writer::new(&mut buf);
+    ClientCapabilities::SAMPLING_TOOLS.union(ClientCapabilities::ROOTS).write(&mut w);
+    let n = w.finish().unwrap();
+    assert_eq!(&buf[..n], br#"{"sampling":{"tools":{}},"roots":{}}"#);
+}
