@@ -1,1 +1,78 @@
 //! Sealed request state: HMAC-SHA256 tokens bound to the request they continue.
+//!
+//! A handler that returns `input_required` and needs partial answers on the retry puts them
+//! in a token with [`seal`]; the client echoes the token as `requestState`, and the handler
+//! gets the data back with [`open`]. The server keeps nothing between rounds.
+//!
+//! ```
+//! use snodo_core::json::{Limits, parse};
+//! use snodo_core::state::{Binding, Keys, MAX_TOKEN_LEN, OPEN_SCRATCH_LEN, Principal, StateOptions, open, seal};
+//!
+//! let options = StateOptions::new(Keys::ring(&[("2026-10", [7u8; 32])]).unwrap());
+//! let params = parse(br#"{"name":"preview","arguments":{"n":1}}"#, &Limits::default()).unwrap();
+//! let binding = Binding::new("tools/call", Some(params), Principal::Id("alice"));
+//!
+//! let mut token = [0u8; MAX_TOKEN_LEN];
+//! let len = seal(br#"{"color":"red"}"#, &binding, &options, 1_000, &mut token).unwrap();
+//!
+//! // The retry: same method, principal and arguments, plus the retry fields.
+//! let retry = parse(br#"{"arguments":{"n":1},"name":"preview","requestState":"..."}"#, &Limits::default()).unwrap();
+//! let binding = Binding::new("tools/call", Some(retry), Principal::Id("alice"));
+//! let mut scratch = [0u8; OPEN_SCRATCH_LEN];
+//! let data = open(&token[..len], &binding, &options, 1_010, &mut scratch).unwrap();
+//! assert!(data.get("color").unwrap().as_str().unwrap().eq_str("red"));
+//! ```
+//!
+//! # What a token is bound to
+//!
+//! The MAC covers the data, the issue and expiry times, and a [`Binding`]: the request
+//! method, the params minus only the top-level `_meta`, `requestState` and `inputResponses`
+//! (in canonical form: key order ignored, array order and number kind kept), and the
+//! [`Principal`]. The JSON-RPC id is not bound.
+//!
+//! # Keys
+//!
+//! [`Keys`] is exactly one of a single [`Secret`] or a [`KeyRing`] of 1 to 8 named secrets;
+//! invalid configuration ([`ConfigError`]) is refused when the keys are built. A ring seals
+//! with its first key and opens with the key a token names. See the token format in
+//! [`TOKEN_PREFIX`]'s module docs and the rotation recipe in `docs/state.md`.
+//!
+//! # Failures
+//!
+//! Every reason a token does not open is the same [`InvalidState`], which a server answers
+//! with JSON-RPC -32602 and a fixed message. Sealing fails only for the application's own
+//! mistakes ([`SealError`]).
+//!
+//! # Bounds
+//!
+//! Data at most [`MAX_DATA_LEN`] (2048) bytes; tokens at most [`MAX_TOKEN_LEN`] (2895)
+//! bytes; opening decodes into a caller's [`OPEN_SCRATCH_LEN`]-byte (2111) scratch buffer.
+
+mod base64url;
+mod binding;
+mod error;
+mod key_id;
+mod keyring;
+mod keys;
+mod mac;
+mod open;
+mod options;
+mod seal;
+mod secret;
+mod token;
+mod ttl;
+
+pub use binding::{Binding, Principal};
+pub use error::{ConfigError, InvalidState, SealError};
+pub use key_id::KeyId;
+pub use keyring::KeyRing;
+pub use keys::Keys;
+pub use mac::bare_hmac_sha256;
+pub use open::open;
+pub use options::StateOptions;
+pub use seal::seal;
+pub use secret::Secret;
+pub use token::{
+    DATA_LIMITS, MAX_DATA_LEN, MAX_PAYLOAD_LEN, MAX_TOKEN_LEN, OPEN_SCRATCH_LEN, TOKEN_PREFIX,
+};
+pub use ttl::Ttl;

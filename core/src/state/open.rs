@@ -1,0 +1,66 @@
+//! Opening: a token checked against the current request, the keys and the clock.
+
+use super::base64url::decode;
+use super::binding::Binding;
+use super::error::InvalidState;
+use super::keys::Keys;
+use super::mac::{MAC_LEN, verify_token_mac};
+use super::options::StateOptions;
+use super::token::{OPEN_SCRATCH_LEN, PAYLOAD_LIMITS, TokenParts};
+use crate::json::{Value, parse};
+
+/// Opens `token` for the request described by `binding` at `now` (Unix seconds, from the
+/// round) and returns the sealed data, a JSON view decoded into `scratch`.
+///
+/// The token opens only if all of these hold; otherwise the result is the one
+/// [`InvalidState`], whichever failed:
+///
+/// - it is at most [`MAX_TOKEN_LEN`](super::MAX_TOKEN_LEN) bytes and well formed;
+/// - its MAC verifies (in constant time) under the single secret, whatever key id the token
+///   names; or, with a ring, under the key the token names (an unknown id fails), or under
+///   any key of the ring when the token names none;
+/// - it was sealed for the same method, salient params and principal;
+/// - it was issued at or before `now` and expires after `now` (expiry is exclusive);
+/// - its lifetime (expiry minus issue time) is at most the TTL of `options`.
+pub fn open<'s>(
+    token: &[u8],
+    binding: &Binding<'_>,
+    options: &StateOptions,
+    now: u64,
+    scratch: &'s mut [u8; OPEN_SCRATCH_LEN],
+) -> Result<Value<'s>, InvalidState> {
+    let parts = TokenParts::split(token).ok_or(InvalidState)?;
+    let mut tag = [0u8; MAC_LEN];
+    if decode(parts.mac, &mut tag) != Some(MAC_LEN) {
+        return Err(InvalidState);
+    }
+    let binding = binding.hash().map_err(|_| InvalidState)?;
+    let verified = match options.keys() {
+        Keys::Secret(secret) => verify_token_mac(secret, &binding, parts.signed, &tag),
+        Keys::Ring(ring) if parts.key_id.is_empty() => ring
+            .entries()
+            .any(|(_, secret)| verify_token_mac(secret, &binding, parts.signed, &tag)),
+        Keys::Ring(ring) => ring
+            .find(parts.key_id)
+            .is_some_and(|secret| verify_token_mac(secret, &binding, parts.signed, &tag)),
+    };
+    if !verified {
+        return Err(InvalidState);
+    }
+
+    // Authentic from here on: the payload is our own writing.
+    let len = decode(parts.payload, scratch).ok_or(InvalidState)?;
+    let payload = parse(scratch.get(..len).ok_or(InvalidState)?, &PAYLOAD_LIMITS)
+        .map_err(|_| InvalidState)?;
+    let iat = payload.get("iat").and_then(|v| v.as_u64());
+    let exp = payload.get("exp").and_then(|v| v.as_u64());
+    let data = payload.get("data");
+    let (Some(iat), Some(exp), Some(data)) = (iat, exp, data) else {
+        return Err(InvalidState);
+    };
+    let lifetime = exp.checked_sub(iat).ok_or(InvalidState)?;
+    if iat > now || now >= exp || lifetime > options.ttl().as_secs() {
+        return Err(InvalidState);
+    }
+    Ok(data)
+}

@@ -1,0 +1,88 @@
+//! Sealing: data plus binding plus expiry into a token.
+
+use super::base64url::Base64Writer;
+use super::binding::Binding;
+use super::error::SealError;
+use super::keys::Keys;
+use super::mac::token_mac;
+use super::options::StateOptions;
+use super::token::{
+    DATA_LIMITS, MAX_DATA_LEN, PAYLOAD_DATA, PAYLOAD_END, PAYLOAD_EXP, PAYLOAD_IAT, TOKEN_PREFIX,
+    decimal, payload_len, token_len,
+};
+use crate::json::parse;
+
+/// Seals `data_json` (JSON text the handler wrote, at most [`MAX_DATA_LEN`] bytes) into a
+/// token bound to `binding`, issued at `now` (Unix seconds, from the round) and expiring at
+/// `now` plus the TTL of `options`. Writes the token into `out` and returns its length.
+///
+/// Seals with the single secret, or with the first key of a ring (whose id the token then
+/// names). A buffer of [`MAX_TOKEN_LEN`](super::MAX_TOKEN_LEN) bytes always suffices; a
+/// smaller one that does not fit this token is [`SealError::BufferTooSmall`] with the exact
+/// size needed, and nothing useful is written.
+pub fn seal(
+    data_json: &[u8],
+    binding: &Binding<'_>,
+    options: &StateOptions,
+    now: u64,
+    out: &mut [u8],
+) -> Result<usize, SealError> {
+    if data_json.len() > MAX_DATA_LEN {
+        return Err(SealError::DataTooLarge);
+    }
+    let data = parse(data_json, &DATA_LIMITS)
+        .map_err(SealError::InvalidData)?
+        .raw();
+    let exp = now
+        .checked_add(options.ttl().as_secs())
+        .ok_or(SealError::TimeOutOfRange)?;
+    let (key_id, secret): (&[u8], _) = match options.keys() {
+        Keys::Secret(secret) => (b"", secret),
+        Keys::Ring(ring) => {
+            let (id, secret) = ring.primary();
+            (id.as_bytes(), secret)
+        }
+    };
+
+    let required = token_len(key_id.len(), payload_len(now, exp, data.len()));
+    let Some(out) = out.get_mut(..required) else {
+        return Err(SealError::BufferTooSmall { required });
+    };
+    let binding = binding.hash().map_err(|_| SealError::ParamsTooDeep)?;
+
+    // s1.<key id>.
+    let header_len = TOKEN_PREFIX.len() + key_id.len() + 1;
+    let (header, rest) = out.split_at_mut(header_len.min(required));
+    let (prefix, id_dot) = header.split_at_mut(TOKEN_PREFIX.len().min(header_len));
+    prefix.copy_from_slice(TOKEN_PREFIX.as_bytes());
+    let (id, dot) = id_dot.split_at_mut(key_id.len().min(id_dot.len()));
+    id.copy_from_slice(key_id);
+    dot.fill(b'.');
+
+    // <payload>
+    let mut payload = Base64Writer::new(rest);
+    let mut digits = [0u8; 20];
+    payload.push(PAYLOAD_IAT);
+    payload.push(decimal(now, &mut digits));
+    payload.push(PAYLOAD_EXP);
+    payload.push(decimal(exp, &mut digits));
+    payload.push(PAYLOAD_DATA);
+    payload.push(data);
+    payload.push(PAYLOAD_END);
+    let signed_len = header_len
+        + payload
+            .finish()
+            .ok_or(SealError::BufferTooSmall { required })?;
+
+    // .<mac>
+    let (signed, tail) = out.split_at_mut(signed_len.min(required));
+    let tag = token_mac(secret, &binding, signed);
+    let Some((dot, mac_text)) = tail.split_first_mut() else {
+        return Err(SealError::BufferTooSmall { required });
+    };
+    *dot = b'.';
+    let mut mac = Base64Writer::new(mac_text);
+    mac.push(&tag);
+    let mac_len = mac.finish().ok_or(SealError::BufferTooSmall { required })?;
+    Ok(signed_len + 1 + mac_len)
+}

@@ -1,0 +1,160 @@
+//! The token format and its size bounds.
+//!
+//! ```text
+//! s1.<key id>.<payload>.<mac>
+//! ```
+//!
+//! - `s1.` is the version prefix;
+//! - `<key id>` names the ring key that sealed the token, and is empty for a token sealed
+//!   with a single secret;
+//! - `<payload>` is base64url without padding of the JSON text
+//!   `{"iat":<issued at>,"exp":<expires at>,"data":<data>}` (Unix seconds; the data exactly
+//!   as the handler wrote it, surrounding whitespace trimmed): readable, not encrypted;
+//! - `<mac>` is base64url without padding of the 32-byte HMAC-SHA256, under the key, of a
+//!   domain label, the 32-byte binding hash (SHA-256 of another label, the method, the
+//!   principal and the canonical salient params) and the token text before the last `.`.
+//!
+//! The key id is authenticated along with the rest. Opening with a ring looks the id up; a
+//! token without an id is tried against each key of the ring (at most
+//! [`KeyRing::CAPACITY`](super::KeyRing::CAPACITY) MACs over short inputs, the binding being
+//! hashed once). Opening with a single secret verifies against it whatever the id says.
+
+use super::key_id::{KeyId, is_key_id_byte};
+use super::mac::MAC_LEN;
+use crate::json::Limits;
+
+/// The version prefix every token starts with.
+pub const TOKEN_PREFIX: &str = "s1.";
+
+/// Largest state data accepted by [`seal`](super::seal), in bytes of JSON text.
+pub const MAX_DATA_LEN: usize = 2048;
+
+/// Bounds the data is parsed with at sealing (its size bound is [`MAX_DATA_LEN`]).
+pub const DATA_LIMITS: Limits = Limits {
+    max_size: MAX_DATA_LEN,
+    max_depth: 32,
+    max_members: 256,
+};
+
+/// Longest payload: the data and its fixed JSON wrapper with two 20-digit times.
+pub const MAX_PAYLOAD_LEN: usize = MAX_DATA_LEN + PAYLOAD_WRAPPER_LEN + 2 * 20;
+
+/// Size of the scratch buffer [`open`](super::open) decodes the payload into.
+pub const OPEN_SCRATCH_LEN: usize = MAX_PAYLOAD_LEN;
+
+/// Longest token [`seal`](super::seal) writes and [`open`](super::open) reads: 2895 bytes
+/// (with a 32-character key id and 2048 bytes of data). Anything longer does not open.
+pub const MAX_TOKEN_LEN: usize = token_len(KeyId::MAX_LEN, MAX_PAYLOAD_LEN);
+
+/// The payload pieces around the times and the data.
+pub(crate) const PAYLOAD_IAT: &[u8] = b"{\"iat\":";
+pub(crate) const PAYLOAD_EXP: &[u8] = b",\"exp\":";
+pub(crate) const PAYLOAD_DATA: &[u8] = b",\"data\":";
+pub(crate) const PAYLOAD_END: &[u8] = b"}";
+const PAYLOAD_WRAPPER_LEN: usize =
+    PAYLOAD_IAT.len() + PAYLOAD_EXP.len() + PAYLOAD_DATA.len() + PAYLOAD_END.len();
+
+/// Bounds the payload is parsed with at opening: room for any data [`DATA_LIMITS`] admits.
+pub(crate) const PAYLOAD_LIMITS: Limits = Limits {
+    max_size: MAX_PAYLOAD_LEN,
+    max_depth: DATA_LIMITS.max_depth + 1,
+    max_members: DATA_LIMITS.max_members,
+};
+
+/// Characters of base64url without padding for `n` bytes.
+pub(crate) const fn base64_len(n: usize) -> usize {
+    n / 3 * 4
+        + match n % 3 {
+            0 => 0,
+            1 => 2,
+            _ => 3,
+        }
+}
+
+/// Characters of the base64url MAC.
+pub(crate) const MAC_TEXT_LEN: usize = base64_len(MAC_LEN);
+
+/// Length of a token with a key id of `id_len` characters and a payload of `payload_len`
+/// bytes.
+pub(crate) const fn token_len(id_len: usize, payload_len: usize) -> usize {
+    TOKEN_PREFIX.len() + id_len + 1 + base64_len(payload_len) + 1 + MAC_TEXT_LEN
+}
+
+/// Length of the payload for these times and data.
+pub(crate) fn payload_len(iat: u64, exp: u64, data_len: usize) -> usize {
+    PAYLOAD_WRAPPER_LEN + decimal_len(iat) + decimal_len(exp) + data_len
+}
+
+/// Digits of `n` in decimal.
+pub(crate) fn decimal_len(mut n: u64) -> usize {
+    let mut digits = 1;
+    while n >= 10 {
+        n /= 10;
+        digits += 1;
+    }
+    digits
+}
+
+/// Writes `n` in decimal into `buf` and returns the digits.
+pub(crate) fn decimal(n: u64, buf: &mut [u8; 20]) -> &[u8] {
+    let mut i = buf.len();
+    let mut n = n;
+    loop {
+        i -= 1;
+        if let Some(slot) = buf.get_mut(i) {
+            *slot = b'0' + (n % 10) as u8;
+        }
+        n /= 10;
+        if n == 0 || i == 0 {
+            break;
+        }
+    }
+    buf.get(i..).unwrap_or_default()
+}
+
+/// The parts of a token, located but not yet verified.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct TokenParts<'t> {
+    /// The key id; empty for a token sealed with a single secret.
+    pub(crate) key_id: &'t [u8],
+    /// The base64url payload.
+    pub(crate) payload: &'t [u8],
+    /// The text the MAC covers: everything before the last `.`.
+    pub(crate) signed: &'t [u8],
+    /// The base64url MAC.
+    pub(crate) mac: &'t [u8],
+}
+
+impl<'t> TokenParts<'t> {
+    /// Splits a token, checking only its shape and bounds (never panics).
+    pub(crate) fn split(token: &'t [u8]) -> Option<TokenParts<'t>> {
+        if token.len() > MAX_TOKEN_LEN {
+            return None;
+        }
+        let rest = token.strip_prefix(TOKEN_PREFIX.as_bytes())?;
+        let id_end = rest.iter().position(|&b| b == b'.')?;
+        let key_id = rest.get(..id_end)?;
+        if key_id.len() > KeyId::MAX_LEN || !key_id.iter().all(|&b| is_key_id_byte(b)) {
+            return None;
+        }
+        let signed_len = token.len().checked_sub(MAC_TEXT_LEN + 1)?;
+        let signed = token.get(..signed_len)?;
+        if token.get(signed_len) != Some(&b'.') {
+            return None;
+        }
+        let mac = token.get(signed_len + 1..)?;
+        let payload = signed.get(TOKEN_PREFIX.len() + id_end + 1..)?;
+        if payload.is_empty()
+            || payload.contains(&b'.')
+            || payload.len() > base64_len(MAX_PAYLOAD_LEN)
+        {
+            return None;
+        }
+        Some(TokenParts {
+            key_id,
+            payload,
+            signed,
+            mac,
+        })
+    }
+}
