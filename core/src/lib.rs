@@ -13,4 +13,5 @@ pub mod json;
 pub mod protocol;
 pub mod rpc;
 pub mod schema;
+pub mod server;
 pub mod state;

@@ -192,6 +192,9 @@ impl core::fmt::Debug for Object<'_> {
 }
 
 impl<'a> Object<'a> {
+    /// `{}`.
+    pub const EMPTY: Object<'static> = Object { raw: b"{}" };
+
     /// The members in document order.
     pub fn iter(&self) -> Members<'a> {
         Members {

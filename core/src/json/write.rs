@@ -31,6 +31,11 @@ impl<'b> Writer<'b> {
         Writer { buf, len: 0 }
     }
 
+    /// A writer that continues after the first `position` bytes already in `buf`.
+    pub fn resume(buf: &'b mut [u8], position: usize) -> Self {
+        Writer { buf, len: position }
+    }
+
     /// Bytes written so far (or that would have been, past the end of the buffer).
     pub fn position(&self) -> usize {
         self.len
@@ -51,6 +56,11 @@ impl<'b> Writer<'b> {
     /// The bytes written so far, when they all fitted.
     pub fn written(&self) -> Option<&[u8]> {
         self.buf.get(..self.len)
+    }
+
+    /// The first `len` bytes of the buffer, when they fit.
+    pub(crate) fn written_prefix(&self, len: usize) -> Option<&[u8]> {
+        self.buf.get(..len)
     }
 
     /// Bytes written between `from` and now, when they fitted.
@@ -249,6 +259,38 @@ impl<'b> Writer<'b> {
         }
     }
 
+    /// Writes, as a quoted JSON string, the text this writer already wrote between `from`
+    /// and `to` (used to mirror structured content as text without a second buffer).
+    pub fn str_from_own(&mut self, from: usize, to: usize) -> &mut Self {
+        self.byte(b'"');
+        if to <= self.buf.len() && from <= to {
+            for i in from..to {
+                let b = self.buf.get(i).copied().unwrap_or(b' ');
+                match b {
+                    b'"' => {
+                        self.raw(b"\\\"");
+                    }
+                    b'\\' => {
+                        self.raw(b"\\\\");
+                    }
+                    0x00..=0x1f => self.unicode_escape(u16::from(b)),
+                    _ => self.byte(b),
+                }
+            }
+        } else {
+            // Already past the end of the buffer: only the size matters now.
+            self.len += 2 * to.saturating_sub(from);
+        }
+        self.byte(b'"');
+        self
+    }
+
+    /// A writer over the unused tail of the buffer, for a message written beside this one.
+    pub fn tail(&mut self) -> Writer<'_> {
+        let start = self.len.min(self.buf.len());
+        Writer::new(&mut self.buf[start..])
+    }
+
     /// Opens an object; members are added through the returned writer.
     pub fn begin_object(&mut self) -> ObjectWriter<'_, 'b> {
         self.byte(b'{');
@@ -291,7 +333,18 @@ pub struct ObjectWriter<'w, 'b> {
     first: bool,
 }
 
-impl<'b> ObjectWriter<'_, 'b> {
+impl<'w, 'b> ObjectWriter<'w, 'b> {
+    /// Adds members to an object whose `{` was already written (`first`: no member yet).
+    /// Nothing is written when it is dropped; the caller closes the object.
+    pub fn continuing(w: &'w mut Writer<'b>, first: bool) -> Self {
+        ObjectWriter { w, first }
+    }
+
+    /// Whether any member has been written through this writer (or before it).
+    pub fn wrote_any(&self) -> bool {
+        !self.first
+    }
+
     fn comma(&mut self) {
         if !self.first {
             self.w.byte(b',');

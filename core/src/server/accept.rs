@@ -1,0 +1,505 @@
+//! Phase one of a round: parse, admit, route. The core answers what it can by itself
+//! (errors, `server/discover`, lists, invalid tool arguments) and hands the rest to the
+//! adapter as a typed [`Call`].
+
+use super::call::{
+    Call, Completion, CompletionRef, PromptGet, ResourceRead, ResourceTarget, ToolCall,
+    write_trailer,
+};
+use super::reply::whole_error;
+use super::{Config, Registry, RequestContext, Round, lists, uri_template};
+use crate::json::{BufferTooSmall, JsonStr, Object, Writer};
+use crate::protocol::{self, MetaError, Method, SUPPORTED_VERSIONS};
+use crate::rpc::{self, ErrorCode, Id, Incoming, Request};
+use crate::schema::Options as SchemaOptions;
+
+/// The outcome of [`Server::accept`].
+#[derive(Debug)]
+pub enum Accepted<'a> {
+    /// The core wrote the whole reply: `out[..n]`.
+    Replied(usize),
+    /// Nothing to send (a notification, or a response from the client).
+    Silent,
+    /// `notifications/cancelled`: stop the request with this id and send nothing for it.
+    Cancelled(Id<'a>),
+    /// The application must run this call, then give the outcome to its `finish`.
+    Call(Call<'a>),
+}
+
+/// A server: configuration plus the application's registry. It holds nothing between
+/// rounds; every round is independent.
+#[derive(Debug)]
+pub struct Server<'c, A> {
+    config: Config<'c>,
+    app: A,
+}
+
+/// A definition in the registry that is not usable (found by [`Server::check`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DefinitionError<'r> {
+    /// The name of the tool, resource or prompt.
+    pub name: &'r str,
+    /// What is wrong with it.
+    pub problem: &'static str,
+}
+
+impl<'c, A: Registry> Server<'c, A> {
+    /// A server for `app`.
+    pub const fn new(config: Config<'c>, app: A) -> Self {
+        Server { config, app }
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &Config<'c> {
+        &self.config
+    }
+
+    /// The application.
+    pub fn app(&self) -> &A {
+        &self.app
+    }
+
+    /// Verifies the registry once (JSON members parse, schemas are objects), so a bad
+    /// definition is found at start-up rather than on the wire.
+    pub fn check(&self) -> Result<(), DefinitionError<'_>> {
+        let limits = &self.config.limits;
+        for tool in self.app.tools() {
+            let bad = |problem| DefinitionError {
+                name: tool.name,
+                problem,
+            };
+            let schema = crate::json::parse(tool.input_schema.as_bytes(), limits)
+                .map_err(|_| bad("inputSchema is not valid JSON"))?;
+            if schema.as_object().is_none() {
+                return Err(bad("inputSchema must be a JSON object"));
+            }
+            crate::schema::check_schema(schema, &SchemaOptions::DEFAULT)
+                .map_err(|_| bad("inputSchema uses a keyword wrongly or an unresolvable $ref"))?;
+            for member in [tool.output_schema, tool.annotations].into_iter().flatten() {
+                let v = crate::json::parse(member.as_bytes(), limits)
+                    .map_err(|_| bad("outputSchema or annotations is not valid JSON"))?;
+                if v.as_object().is_none() {
+                    return Err(bad("outputSchema and annotations must be JSON objects"));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Phase one: reads one message from `input` and either answers it in `out` or returns
+    /// the call the application must run.
+    pub fn accept<'a>(
+        &'a self,
+        input: &'a [u8],
+        round: Round<'a>,
+        out: &mut [u8],
+    ) -> Result<Accepted<'a>, BufferTooSmall> {
+        let mut w = Writer::new(out);
+        let request = match rpc::parse(input, &self.config.limits) {
+            Err(rejected) => {
+                whole_error(&mut w, rejected.id, rejected.code, rejected.message, None);
+                return w.finish().map(Accepted::Replied);
+            }
+            Ok(Incoming::Response) => return Ok(Accepted::Silent),
+            Ok(Incoming::Notification(n)) => {
+                if n.method.eq_str("notifications/cancelled") {
+                    let id = n
+                        .params
+                        .and_then(|p| p.get("requestId"))
+                        .and_then(rpc::Id::from_value);
+                    if let Some(id) = id {
+                        return Ok(Accepted::Cancelled(id));
+                    }
+                }
+                return Ok(Accepted::Silent);
+            }
+            Ok(Incoming::Request(request)) => request,
+        };
+        match self.route(request, round) {
+            Ok(Routed::Call(call)) => Ok(Accepted::Call(call)),
+            Ok(Routed::Answer(answer)) => {
+                answer.write(&mut w, self, request.id);
+                w.finish().map(Accepted::Replied)
+            }
+            Err(refusal) => {
+                refusal.write(&mut w, request.id);
+                w.finish().map(Accepted::Replied)
+            }
+        }
+    }
+
+    fn route<'a>(
+        &'a self,
+        request: Request<'a>,
+        round: Round<'a>,
+    ) -> Result<Routed<'a>, Refusal<'a>> {
+        let Some(method) = Method::from_name(request.method) else {
+            return Err(Refusal::UnknownMethod(request.method));
+        };
+        let meta = protocol::admit(request.params).map_err(|e| match e {
+            MetaError::Invalid(message) => Refusal::Invalid(message),
+            MetaError::UnsupportedVersion(v) => Refusal::Version(v),
+        })?;
+        let caps = self.app.capabilities();
+        let advertised = match method {
+            Method::Discover => true,
+            Method::ToolsList | Method::ToolsCall => caps.tools,
+            Method::ResourcesList | Method::ResourceTemplatesList | Method::ResourcesRead => {
+                caps.resources
+            }
+            Method::PromptsList | Method::PromptsGet => caps.prompts,
+            Method::Complete => caps.completions,
+            Method::SubscriptionsListen => false,
+        };
+        if !advertised {
+            return Err(Refusal::UnknownMethod(request.method));
+        }
+        let ctx = RequestContext {
+            id: request.id,
+            method,
+            params: request.params,
+            meta,
+            round,
+            config: &self.config,
+        };
+        let params = request.params.unwrap_or(Object::EMPTY);
+        if method.allows_input_required() {
+            check_retry_envelope(params)?;
+        }
+        let call = match method {
+            Method::Discover => return Ok(Routed::Answer(Answer::Discover)),
+            Method::ToolsList
+            | Method::ResourcesList
+            | Method::ResourceTemplatesList
+            | Method::PromptsList => {
+                let start = lists::cursor(params)?;
+                return Ok(Routed::Answer(Answer::List(method, start)));
+            }
+            Method::ToolsCall => Call::Tool(self.tool_call(ctx, params)?),
+            Method::ResourcesRead => Call::Resource(self.resource_read(ctx, params)?),
+            Method::PromptsGet => Call::Prompt(self.prompt_get(ctx, params)?),
+            Method::Complete => Call::Complete(completion(ctx, params)?),
+            Method::SubscriptionsListen => return Err(Refusal::UnknownMethod(request.method)),
+        };
+        if let Call::Tool(tool_call) = &call {
+            if let Some(violation) = self.invalid_arguments(tool_call) {
+                return Ok(Routed::Answer(Answer::InvalidArguments(violation)));
+            }
+        }
+        Ok(Routed::Call(call))
+    }
+
+    fn tool_call<'a>(
+        &'a self,
+        ctx: RequestContext<'a>,
+        params: Object<'a>,
+    ) -> Result<ToolCall<'a>, Refusal<'a>> {
+        let name = required_str(params, "name", "tools/call needs a string name")?;
+        let tool = self
+            .app
+            .tools()
+            .iter()
+            .find(|t| name.eq_str(t.name))
+            .ok_or(Refusal::Invalid("Unknown tool"))?;
+        let arguments = match params.get("arguments") {
+            None => None,
+            Some(v) => Some(
+                v.as_object()
+                    .ok_or(Refusal::Invalid("arguments must be an object"))?,
+            ),
+        };
+        Ok(ToolCall {
+            ctx,
+            tool,
+            arguments,
+        })
+    }
+
+    /// Validates a tool call's arguments against the tool's input schema; a violation is
+    /// answered as a tool error result the model can correct.
+    fn invalid_arguments<'a>(
+        &self,
+        call: &ToolCall<'a>,
+    ) -> Option<Result<crate::schema::Violation<'a>, &'static str>> {
+        let limits = &self.config.limits;
+        let Ok(schema) = crate::json::parse(call.tool.input_schema.as_bytes(), limits) else {
+            return Some(Err("the tool's inputSchema is not valid JSON"));
+        };
+        crate::schema::validate(schema, call.arguments().as_value())
+            .err()
+            .map(Ok)
+    }
+
+    fn resource_read<'a>(
+        &'a self,
+        ctx: RequestContext<'a>,
+        params: Object<'a>,
+    ) -> Result<ResourceRead<'a>, Refusal<'a>> {
+        let uri_json = required_str(params, "uri", "resources/read needs a string uri")?;
+        let unknown = Refusal::UnknownResource(uri_json);
+        let uri = uri_json.as_plain().ok_or(unknown)?;
+        let target = if let Some(r) = self.app.resources().iter().find(|r| r.uri == uri) {
+            ResourceTarget::Fixed(r)
+        } else if let Some(t) = self
+            .app
+            .resource_templates()
+            .iter()
+            .find(|t| uri_template::matches(t.uri_template, uri))
+        {
+            ResourceTarget::Template(t)
+        } else {
+            return Err(unknown);
+        };
+        Ok(ResourceRead {
+            ctx,
+            uri,
+            uri_json,
+            target,
+        })
+    }
+
+    fn prompt_get<'a>(
+        &'a self,
+        ctx: RequestContext<'a>,
+        params: Object<'a>,
+    ) -> Result<PromptGet<'a>, Refusal<'a>> {
+        let name = required_str(params, "name", "prompts/get needs a string name")?;
+        let prompt = self
+            .app
+            .prompts()
+            .iter()
+            .find(|p| name.eq_str(p.name))
+            .ok_or(Refusal::Invalid("Unknown prompt"))?;
+        let arguments = match params.get("arguments") {
+            None => None,
+            Some(v) => {
+                let args = v
+                    .as_object()
+                    .ok_or(Refusal::Invalid("arguments must be an object"))?;
+                if args.iter().any(|(_, v)| v.as_str().is_none()) {
+                    return Err(Refusal::Invalid("prompt arguments must be strings"));
+                }
+                Some(args)
+            }
+        };
+        for arg in prompt.arguments.iter().filter(|a| a.required) {
+            if arguments.and_then(|a| a.get(arg.name)).is_none() {
+                return Err(Refusal::MissingPromptArgument(arg.name));
+            }
+        }
+        Ok(PromptGet {
+            ctx,
+            prompt,
+            arguments,
+        })
+    }
+}
+
+fn completion<'a>(
+    ctx: RequestContext<'a>,
+    params: Object<'a>,
+) -> Result<Completion<'a>, Refusal<'a>> {
+    const BAD_REF: Refusal<'static> = Refusal::Invalid("ref must be a ref/prompt or ref/resource");
+    let reference = params
+        .get("ref")
+        .and_then(|r| r.as_object())
+        .ok_or(BAD_REF)?;
+    let kind = required_str(reference, "type", "ref.type must be a string")?;
+    let reference = if kind.eq_str("ref/prompt") {
+        CompletionRef::Prompt(required_str(
+            reference,
+            "name",
+            "ref.name must be a string",
+        )?)
+    } else if kind.eq_str("ref/resource") {
+        CompletionRef::Resource(required_str(reference, "uri", "ref.uri must be a string")?)
+    } else {
+        return Err(BAD_REF);
+    };
+    let argument = params
+        .get("argument")
+        .and_then(|a| a.as_object())
+        .ok_or(Refusal::Invalid("argument must be an object"))?;
+    let context_arguments = match params.get("context") {
+        None => None,
+        Some(c) => {
+            let c = c
+                .as_object()
+                .ok_or(Refusal::Invalid("context must be an object"))?;
+            match c.get("arguments") {
+                None => None,
+                Some(a) => Some(
+                    a.as_object()
+                        .ok_or(Refusal::Invalid("context.arguments must be an object"))?,
+                ),
+            }
+        }
+    };
+    Ok(Completion {
+        ctx,
+        reference,
+        argument_name: required_str(argument, "name", "argument.name must be a string")?,
+        argument_value: required_str(argument, "value", "argument.value must be a string")?,
+        context_arguments,
+    })
+}
+
+/// `requestState` must be a string and `inputResponses` an object of objects, checked before
+/// any handler runs.
+fn check_retry_envelope(params: Object<'_>) -> Result<(), Refusal<'static>> {
+    if let Some(state) = params.get("requestState") {
+        if state.as_str().is_none() {
+            return Err(Refusal::Invalid("requestState must be a string"));
+        }
+    }
+    if let Some(responses) = params.get("inputResponses") {
+        let all_objects = responses
+            .as_object()
+            .is_some_and(|r| r.iter().all(|(_, v)| v.as_object().is_some()));
+        if !all_objects {
+            return Err(Refusal::Invalid(
+                "inputResponses must be an object of response objects",
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn required_str<'a>(
+    obj: Object<'a>,
+    key: &str,
+    message: &'static str,
+) -> Result<JsonStr<'a>, Refusal<'a>> {
+    obj.get(key)
+        .and_then(|v| v.as_str())
+        .ok_or(Refusal::Invalid(message))
+}
+
+enum Routed<'a> {
+    Call(Call<'a>),
+    Answer(Answer<'a>),
+}
+
+/// Requests the core answers itself.
+enum Answer<'a> {
+    Discover,
+    List(Method, usize),
+    /// Tool arguments that fail the input schema: a tool error result the model can act on.
+    InvalidArguments(Result<crate::schema::Violation<'a>, &'static str>),
+}
+
+impl Answer<'_> {
+    fn write<A: Registry>(&self, w: &mut Writer<'_>, server: &Server<'_, A>, id: Id<'_>) {
+        let config = &server.config;
+        w.raw(b"{\"jsonrpc\":\"2.0\",\"id\":");
+        id.write(w);
+        w.raw(b",\"result\":{");
+        let cacheable = match self {
+            Answer::Discover => {
+                lists::discover(w, config, server.app.capabilities());
+                true
+            }
+            Answer::List(method, start) => {
+                lists::page(w, config, &server.app, *method, *start);
+                true
+            }
+            Answer::InvalidArguments(problem) => {
+                w.raw(b"\"content\":[{\"type\":\"text\",\"text\":");
+                match problem {
+                    Ok(violation) => w.str_fmt(format_args!("Invalid arguments: {violation}")),
+                    Err(message) => w.str(message),
+                };
+                w.raw(b"}],\"isError\":true,");
+                false
+            }
+        };
+        write_trailer(w, config, cacheable);
+        w.raw(b"}");
+    }
+}
+
+/// Why a request is refused before any handler runs.
+#[derive(Clone, Copy)]
+enum Refusal<'a> {
+    UnknownMethod(JsonStr<'a>),
+    Invalid(&'static str),
+    Version(JsonStr<'a>),
+    UnknownResource(JsonStr<'a>),
+    MissingPromptArgument(&'a str),
+}
+
+impl From<lists::BadCursor> for Refusal<'_> {
+    fn from(_: lists::BadCursor) -> Self {
+        Refusal::Invalid("Invalid cursor")
+    }
+}
+
+impl Refusal<'_> {
+    fn write(&self, w: &mut Writer<'_>, id: Id<'_>) {
+        let id = Some(id);
+        match *self {
+            Refusal::UnknownMethod(name) => {
+                if name.eq_str("initialize") {
+                    whole_error(
+                        w,
+                        id,
+                        ErrorCode::METHOD_NOT_FOUND,
+                        "initialize is not part of protocol 2026-07-28; this server speaks 2026-07-28 only",
+                        Some(&|w: &mut Writer<'_>| {
+                            w.object(|o| {
+                                o.array("supported", |a| {
+                                    for v in SUPPORTED_VERSIONS {
+                                        a.str(v);
+                                    }
+                                });
+                            });
+                        }),
+                    );
+                } else {
+                    whole_error(w, id, ErrorCode::METHOD_NOT_FOUND, "Method not found", None);
+                }
+            }
+            Refusal::Invalid(message) => {
+                whole_error(w, id, ErrorCode::INVALID_PARAMS, message, None);
+            }
+            Refusal::Version(requested) => whole_error(
+                w,
+                id,
+                ErrorCode::UNSUPPORTED_VERSION,
+                "Unsupported protocol version",
+                Some(&|w: &mut Writer<'_>| {
+                    w.object(|o| {
+                        o.array("supported", |a| {
+                            for v in SUPPORTED_VERSIONS {
+                                a.str(v);
+                            }
+                        });
+                        o.key("requested").json_str(requested);
+                    });
+                }),
+            ),
+            Refusal::UnknownResource(uri) => whole_error(
+                w,
+                id,
+                ErrorCode::INVALID_PARAMS,
+                "Resource not found",
+                Some(&|w: &mut Writer<'_>| {
+                    w.object(|o| {
+                        o.key("uri").json_str(uri);
+                    });
+                }),
+            ),
+            Refusal::MissingPromptArgument(name) => whole_error(
+                w,
+                id,
+                ErrorCode::INVALID_PARAMS,
+                "Missing required prompt argument",
+                Some(&|w: &mut Writer<'_>| {
+                    w.object(|o| {
+                        o.str("argument", name);
+                    });
+                }),
+            ),
+        }
+    }
+}

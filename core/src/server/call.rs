@@ -1,0 +1,460 @@
+//! Calls the core hands to the application, and how their outcomes are finished.
+
+use core::ops::Deref;
+
+use super::reply::{Done, Notify, Reply, Shape, whole_error};
+use super::{
+    Error, ErrorKind, Notifier, Prompt, RequestContext, Resource, ResourceTemplate, Tool,
+    uri_template,
+};
+use crate::json::{BufferTooSmall, JsonStr, Limits, Object, Value, Writer};
+use crate::protocol::META_SERVER_INFO;
+use crate::rpc::ErrorCode;
+
+/// A `tools/call` whose tool exists and whose arguments passed the tool's input schema.
+#[derive(Clone, Copy, Debug)]
+pub struct ToolCall<'a> {
+    pub(crate) ctx: RequestContext<'a>,
+    pub(crate) tool: &'a Tool<'a>,
+    pub(crate) arguments: Option<Object<'a>>,
+}
+
+impl<'a> ToolCall<'a> {
+    /// The tool's name.
+    pub fn name(&self) -> &'a str {
+        self.tool.name
+    }
+
+    /// The tool's definition.
+    pub fn tool(&self) -> &'a Tool<'a> {
+        self.tool
+    }
+
+    /// The arguments (an empty object when none were sent). Never holds retry fields.
+    pub fn arguments(&self) -> Object<'a> {
+        self.arguments.unwrap_or(Object::EMPTY)
+    }
+
+    /// One argument.
+    pub fn argument(&self, name: &str) -> Option<Value<'a>> {
+        self.arguments.and_then(|a| a.get(name))
+    }
+
+    /// Starts the reply in `out`. Progress and log notifications go to `notifier`.
+    pub fn reply<'o>(
+        &self,
+        out: &'o mut [u8],
+        notifier: Option<&'o mut (dyn Notifier + Send + 'o)>,
+    ) -> Reply<'o, super::ForTool>
+    where
+        'a: 'o,
+    {
+        Reply::start(out, self.ctx.id, notify(&self.ctx, notifier), None)
+    }
+
+    /// Admits the handler's outcome and completes the response in `out`; returns its length.
+    pub fn finish(
+        &self,
+        out: &mut [u8],
+        outcome: Result<Done, Error>,
+    ) -> Result<usize, BufferTooSmall> {
+        let rules = FinishRules {
+            tool_errors: true,
+            cacheable: false,
+            output_schema: self.tool.output_schema,
+        };
+        finish(&self.ctx, out, outcome, rules)
+    }
+}
+
+impl<'a> Deref for ToolCall<'a> {
+    type Target = RequestContext<'a>;
+    fn deref(&self) -> &RequestContext<'a> {
+        &self.ctx
+    }
+}
+
+/// What a `resources/read` URI resolved to.
+#[derive(Clone, Copy, Debug)]
+pub enum ResourceTarget<'a> {
+    /// A resource with exactly this URI.
+    Fixed(&'a Resource<'a>),
+    /// A template that matches the URI.
+    Template(&'a ResourceTemplate<'a>),
+}
+
+/// A `resources/read` of a URI that names a known resource or matches a template.
+#[derive(Clone, Copy, Debug)]
+pub struct ResourceRead<'a> {
+    pub(crate) ctx: RequestContext<'a>,
+    pub(crate) uri: &'a str,
+    pub(crate) uri_json: JsonStr<'a>,
+    pub(crate) target: ResourceTarget<'a>,
+}
+
+impl<'a> ResourceRead<'a> {
+    /// The requested URI.
+    pub fn uri(&self) -> &'a str {
+        self.uri
+    }
+
+    /// What it resolved to.
+    pub fn target(&self) -> ResourceTarget<'a> {
+        self.target
+    }
+
+    /// The value of a template variable (for a template match).
+    pub fn var(&self, name: &str) -> Option<&'a str> {
+        match self.target {
+            ResourceTarget::Template(t) => uri_template::variable(t.uri_template, self.uri, name),
+            ResourceTarget::Fixed(_) => None,
+        }
+    }
+
+    /// Starts the reply in `out`.
+    pub fn reply<'o>(
+        &self,
+        out: &'o mut [u8],
+        notifier: Option<&'o mut (dyn Notifier + Send + 'o)>,
+    ) -> Reply<'o, super::ForResource>
+    where
+        'a: 'o,
+    {
+        Reply::start(
+            out,
+            self.ctx.id,
+            notify(&self.ctx, notifier),
+            Some(self.uri_json),
+        )
+    }
+
+    /// Admits the handler's outcome and completes the response in `out`.
+    pub fn finish(
+        &self,
+        out: &mut [u8],
+        outcome: Result<Done, Error>,
+    ) -> Result<usize, BufferTooSmall> {
+        let rules = FinishRules {
+            tool_errors: false,
+            cacheable: true,
+            output_schema: None,
+        };
+        finish(&self.ctx, out, outcome, rules)
+    }
+}
+
+impl<'a> Deref for ResourceRead<'a> {
+    type Target = RequestContext<'a>;
+    fn deref(&self) -> &RequestContext<'a> {
+        &self.ctx
+    }
+}
+
+/// A `prompts/get` of a known prompt with every required argument present.
+#[derive(Clone, Copy, Debug)]
+pub struct PromptGet<'a> {
+    pub(crate) ctx: RequestContext<'a>,
+    pub(crate) prompt: &'a Prompt<'a>,
+    pub(crate) arguments: Option<Object<'a>>,
+}
+
+impl<'a> PromptGet<'a> {
+    /// The prompt's name.
+    pub fn name(&self) -> &'a str {
+        self.prompt.name
+    }
+
+    /// The prompt's definition.
+    pub fn prompt(&self) -> &'a Prompt<'a> {
+        self.prompt
+    }
+
+    /// One argument (all arguments are strings).
+    pub fn argument(&self, name: &str) -> Option<JsonStr<'a>> {
+        self.arguments
+            .and_then(|a| a.get(name))
+            .and_then(|v| v.as_str())
+    }
+
+    /// Starts the reply in `out`.
+    pub fn reply<'o>(
+        &self,
+        out: &'o mut [u8],
+        notifier: Option<&'o mut (dyn Notifier + Send + 'o)>,
+    ) -> Reply<'o, super::ForPrompt>
+    where
+        'a: 'o,
+    {
+        Reply::start(out, self.ctx.id, notify(&self.ctx, notifier), None)
+    }
+
+    /// Admits the handler's outcome and completes the response in `out`.
+    pub fn finish(
+        &self,
+        out: &mut [u8],
+        outcome: Result<Done, Error>,
+    ) -> Result<usize, BufferTooSmall> {
+        finish(&self.ctx, out, outcome, FinishRules::PLAIN)
+    }
+}
+
+impl<'a> Deref for PromptGet<'a> {
+    type Target = RequestContext<'a>;
+    fn deref(&self) -> &RequestContext<'a> {
+        &self.ctx
+    }
+}
+
+/// What a completion refers to.
+#[derive(Clone, Copy, Debug)]
+pub enum CompletionRef<'a> {
+    /// `ref/prompt` with the prompt's name.
+    Prompt(JsonStr<'a>),
+    /// `ref/resource` with the template URI.
+    Resource(JsonStr<'a>),
+}
+
+/// A `completion/complete` request.
+#[derive(Clone, Copy, Debug)]
+pub struct Completion<'a> {
+    pub(crate) ctx: RequestContext<'a>,
+    pub(crate) reference: CompletionRef<'a>,
+    pub(crate) argument_name: JsonStr<'a>,
+    pub(crate) argument_value: JsonStr<'a>,
+    pub(crate) context_arguments: Option<Object<'a>>,
+}
+
+impl<'a> Completion<'a> {
+    /// What is being completed.
+    pub fn reference(&self) -> CompletionRef<'a> {
+        self.reference
+    }
+
+    /// The argument's name.
+    pub fn argument_name(&self) -> JsonStr<'a> {
+        self.argument_name
+    }
+
+    /// The partial value typed so far.
+    pub fn argument_value(&self) -> JsonStr<'a> {
+        self.argument_value
+    }
+
+    /// Previously resolved arguments (`context.arguments`).
+    pub fn context_arguments(&self) -> Option<Object<'a>> {
+        self.context_arguments
+    }
+
+    /// Starts the reply in `out`.
+    pub fn reply<'o>(
+        &self,
+        out: &'o mut [u8],
+        notifier: Option<&'o mut (dyn Notifier + Send + 'o)>,
+    ) -> Reply<'o, super::ForCompletion>
+    where
+        'a: 'o,
+    {
+        Reply::start(out, self.ctx.id, notify(&self.ctx, notifier), None)
+    }
+
+    /// Admits the handler's outcome and completes the response in `out`.
+    pub fn finish(
+        &self,
+        out: &mut [u8],
+        outcome: Result<Done, Error>,
+    ) -> Result<usize, BufferTooSmall> {
+        finish(&self.ctx, out, outcome, FinishRules::PLAIN)
+    }
+}
+
+impl<'a> Deref for Completion<'a> {
+    type Target = RequestContext<'a>;
+    fn deref(&self) -> &RequestContext<'a> {
+        &self.ctx
+    }
+}
+
+/// A call the application must run.
+#[derive(Clone, Copy, Debug)]
+pub enum Call<'a> {
+    /// `tools/call`
+    Tool(ToolCall<'a>),
+    /// `resources/read`
+    Resource(ResourceRead<'a>),
+    /// `prompts/get`
+    Prompt(PromptGet<'a>),
+    /// `completion/complete`
+    Complete(Completion<'a>),
+}
+
+impl<'a> Call<'a> {
+    /// The request this call serves.
+    pub fn context(&self) -> &RequestContext<'a> {
+        match self {
+            Call::Tool(c) => &c.ctx,
+            Call::Resource(c) => &c.ctx,
+            Call::Prompt(c) => &c.ctx,
+            Call::Complete(c) => &c.ctx,
+        }
+    }
+
+    /// Finishes whichever call this is.
+    pub fn finish(
+        &self,
+        out: &mut [u8],
+        outcome: Result<Done, Error>,
+    ) -> Result<usize, BufferTooSmall> {
+        match self {
+            Call::Tool(c) => c.finish(out, outcome),
+            Call::Resource(c) => c.finish(out, outcome),
+            Call::Prompt(c) => c.finish(out, outcome),
+            Call::Complete(c) => c.finish(out, outcome),
+        }
+    }
+}
+
+fn notify<'o, 'a: 'o>(
+    ctx: &RequestContext<'a>,
+    sink: Option<&'o mut (dyn Notifier + Send + 'o)>,
+) -> Notify<'o> {
+    Notify {
+        sink,
+        progress_token: ctx.meta.progress_token,
+        log_level: ctx.meta.log_level,
+    }
+}
+
+/// How `finish` treats an outcome for a kind of call.
+#[derive(Clone, Copy)]
+struct FinishRules<'a> {
+    /// Untyped failures become `isError` results (tools) rather than -32603.
+    tool_errors: bool,
+    /// Complete results carry `ttlMs` and `cacheScope`.
+    cacheable: bool,
+    /// The tool's output schema, which a final non-error result must satisfy.
+    output_schema: Option<&'a str>,
+}
+
+impl FinishRules<'_> {
+    const PLAIN: FinishRules<'static> = FinishRules {
+        tool_errors: false,
+        cacheable: false,
+        output_schema: None,
+    };
+}
+
+fn finish(
+    ctx: &RequestContext<'_>,
+    out: &mut [u8],
+    outcome: Result<Done, Error>,
+    rules: FinishRules<'_>,
+) -> Result<usize, BufferTooSmall> {
+    let fits = |end: usize| end <= out.len();
+    match outcome {
+        Ok(Done {
+            end,
+            shape: Shape::Whole,
+        }) if fits(end) => Ok(end),
+        Ok(Done {
+            end,
+            shape:
+                Shape::Members {
+                    any,
+                    is_error,
+                    structured,
+                },
+        }) if fits(end) => {
+            if let (Some(schema), false) = (rules.output_schema, is_error) {
+                if let Err(message) = check_output(out, structured, schema, &ctx.config.limits) {
+                    return internal(ctx, out, message);
+                }
+            }
+            let mut w = Writer::resume(out, end);
+            if any {
+                w.raw(b",");
+            }
+            write_trailer(&mut w, ctx.config, rules.cacheable);
+            w.raw(b"}");
+            match w.finish() {
+                Ok(n) => Ok(n),
+                Err(_) => internal(ctx, out, "the result does not fit in the output buffer"),
+            }
+        }
+        Ok(_) => internal(ctx, out, "the result does not fit in the output buffer"),
+        Err(e) if e.kind == ErrorKind::Failure && rules.tool_errors => {
+            let mut w = Writer::new(out);
+            w.raw(b"{\"jsonrpc\":\"2.0\",\"id\":");
+            ctx.id.write(&mut w);
+            w.raw(b",\"result\":{\"content\":[{\"type\":\"text\",\"text\":");
+            w.str(e.message);
+            w.raw(b"}],\"isError\":true,");
+            write_trailer(&mut w, ctx.config, false);
+            w.raw(b"}");
+            w.finish()
+        }
+        Err(e) => {
+            let code = if e.kind == ErrorKind::Failure {
+                ErrorCode::INTERNAL_ERROR
+            } else {
+                e.code
+            };
+            let mut w = Writer::new(out);
+            whole_error(&mut w, Some(ctx.id), code, e.message, None);
+            w.finish()
+        }
+    }
+}
+
+fn internal(
+    ctx: &RequestContext<'_>,
+    out: &mut [u8],
+    message: &str,
+) -> Result<usize, BufferTooSmall> {
+    let mut w = Writer::new(out);
+    whole_error(
+        &mut w,
+        Some(ctx.id),
+        ErrorCode::INTERNAL_ERROR,
+        message,
+        None,
+    );
+    w.finish()
+}
+
+/// Checks `structuredContent` against the tool's output schema.
+fn check_output(
+    out: &[u8],
+    structured: Option<(usize, usize)>,
+    schema: &str,
+    limits: &Limits,
+) -> Result<(), &'static str> {
+    let (start, end) = structured
+        .ok_or("the tool's result lacks the structuredContent its outputSchema requires")?;
+    let bytes = out
+        .get(start..end)
+        .ok_or("the result does not fit in the output buffer")?;
+    let value = crate::json::parse(bytes, limits)
+        .map_err(|_| "the tool wrote invalid structuredContent")?;
+    let schema = crate::json::parse(schema.as_bytes(), limits)
+        .map_err(|_| "the tool's outputSchema is not valid JSON")?;
+    crate::schema::validate(schema, value)
+        .map_err(|_| "the tool's structuredContent does not match its outputSchema")
+}
+
+/// Writes `"resultType":"complete"`, the cache hints when asked, and `_meta` with the server
+/// identity; the result object is left open.
+pub(crate) fn write_trailer(w: &mut Writer<'_>, config: &super::Config<'_>, cacheable: bool) {
+    w.raw(b"\"resultType\":\"complete\",");
+    if cacheable {
+        w.raw(b"\"ttlMs\":");
+        w.u64(config.ttl_ms);
+        w.raw(b",\"cacheScope\":");
+        w.str(config.cache_scope.name());
+        w.raw(b",");
+    }
+    w.raw(b"\"_meta\":{");
+    w.str(META_SERVER_INFO);
+    w.raw(b":");
+    config.info.write(w);
+    w.raw(b"}}");
+}

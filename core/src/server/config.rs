@@ -1,0 +1,141 @@
+//! What a server says about itself and the knobs that shape its replies.
+
+use crate::json::{Limits, Writer};
+
+/// Name and version of the server software (`_meta["io.modelcontextprotocol/serverInfo"]`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ServerInfo<'s> {
+    /// Programmatic name.
+    pub name: &'s str,
+    /// Version string.
+    pub version: &'s str,
+    /// Human-readable title.
+    pub title: Option<&'s str>,
+}
+
+impl ServerInfo<'_> {
+    pub(crate) fn write(&self, w: &mut Writer<'_>) {
+        w.object(|o| {
+            o.str("name", self.name);
+            if let Some(title) = self.title {
+                o.str("title", title);
+            }
+            o.str("version", self.version);
+        });
+    }
+}
+
+/// Who may share a cached response (`cacheScope`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum CacheScope {
+    /// Any client or intermediary may cache and share it.
+    Public,
+    /// Cache only within the same authorization context.
+    Private,
+}
+
+impl CacheScope {
+    /// The wire name.
+    pub fn name(self) -> &'static str {
+        match self {
+            CacheScope::Public => "public",
+            CacheScope::Private => "private",
+        }
+    }
+}
+
+/// The capabilities a server advertises. Methods of a capability it does not advertise
+/// answer -32601.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct ServerCapabilities {
+    /// `tools`
+    pub tools: bool,
+    /// `resources`
+    pub resources: bool,
+    /// `prompts`
+    pub prompts: bool,
+    /// `completions`
+    pub completions: bool,
+    /// `logging` (per-request `io.modelcontextprotocol/logLevel`)
+    pub logging: bool,
+    /// `listChanged` on every advertised list (for `subscriptions/listen`).
+    pub list_changed: bool,
+}
+
+impl ServerCapabilities {
+    pub(crate) fn write(&self, w: &mut Writer<'_>) {
+        let list: &[u8] = if self.list_changed {
+            b"{\"listChanged\":true}"
+        } else {
+            b"{}"
+        };
+        w.object(|o| {
+            if self.completions {
+                o.raw("completions", b"{}");
+            }
+            if self.logging {
+                o.raw("logging", b"{}");
+            }
+            if self.prompts {
+                o.raw("prompts", list);
+            }
+            if self.resources {
+                o.raw("resources", list);
+            }
+            if self.tools {
+                o.raw("tools", list);
+            }
+        });
+    }
+}
+
+/// Server configuration: identity, limits and cache hints.
+#[derive(Clone, Copy, Debug)]
+pub struct Config<'s> {
+    /// Identity written on every result.
+    pub info: ServerInfo<'s>,
+    /// `instructions` in `server/discover`.
+    pub instructions: Option<&'s str>,
+    /// Bounds on incoming JSON.
+    pub limits: Limits,
+    /// Items per page of a list.
+    pub page_size: usize,
+    /// `ttlMs` on cacheable results (lists, discover, resource reads).
+    pub ttl_ms: u64,
+    /// `cacheScope` on cacheable results.
+    pub cache_scope: CacheScope,
+}
+
+impl<'s> Config<'s> {
+    /// A configuration with host defaults for the named server.
+    pub const fn new(name: &'s str, version: &'s str) -> Self {
+        Config {
+            info: ServerInfo {
+                name,
+                version,
+                title: None,
+            },
+            instructions: None,
+            limits: Limits::HOST,
+            page_size: 50,
+            ttl_ms: 60_000,
+            cache_scope: CacheScope::Public,
+        }
+    }
+
+    /// The same configuration with other JSON limits (e.g. [`Limits::DEVICE`]).
+    #[must_use]
+    pub const fn with_limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// The same configuration with `instructions`.
+    #[must_use]
+    pub const fn with_instructions(mut self, instructions: &'s str) -> Self {
+        self.instructions = Some(instructions);
+        self
+    }
+}

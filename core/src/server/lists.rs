@@ -1,0 +1,151 @@
+//! Results the core writes from the registry alone: `server/discover` and the four lists.
+//!
+//! Cursors are the decimal index of the next item: opaque to clients, checked on the way in.
+
+use super::{Config, Registry, ServerCapabilities};
+use crate::json::{Object, ObjectWriter, Writer};
+use crate::protocol::{Method, SUPPORTED_VERSIONS};
+
+/// A cursor that is not one this server issued.
+pub(crate) struct BadCursor;
+
+/// The start index named by `params.cursor` (0 without one).
+pub(crate) fn cursor(params: Object<'_>) -> Result<usize, BadCursor> {
+    let Some(cursor) = params.get("cursor") else {
+        return Ok(0);
+    };
+    let text = cursor
+        .as_str()
+        .and_then(|s| s.as_plain())
+        .ok_or(BadCursor)?;
+    if text.is_empty() || text.len() > 9 || !text.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(BadCursor);
+    }
+    text.parse().map_err(|_| BadCursor)
+}
+
+/// Writes the members of a `DiscoverResult` (without the trailer).
+pub(crate) fn discover(w: &mut Writer<'_>, config: &Config<'_>, caps: ServerCapabilities) {
+    w.raw(b"\"supportedVersions\":");
+    w.array(|a| {
+        for v in SUPPORTED_VERSIONS {
+            a.str(v);
+        }
+    });
+    w.raw(b",\"capabilities\":");
+    caps.write(w);
+    if let Some(instructions) = config.instructions {
+        w.raw(b",\"instructions\":");
+        w.str(instructions);
+    }
+    w.raw(b",");
+}
+
+/// Writes one page of a list (without the trailer). An index past the end is an empty page;
+/// [`cursor`] has already refused anything that is not a number.
+pub(crate) fn page<A: Registry + ?Sized>(
+    w: &mut Writer<'_>,
+    config: &Config<'_>,
+    app: &A,
+    method: Method,
+    start: usize,
+) {
+    match method {
+        Method::ToolsList => items(w, config, "tools", app.tools(), start, |o, t| {
+            o.str("name", t.name);
+            if let Some(title) = t.title {
+                o.str("title", title);
+            }
+            if let Some(d) = t.description {
+                o.str("description", d);
+            }
+            json_member(o, "inputSchema", t.input_schema, config);
+            if let Some(s) = t.output_schema {
+                json_member(o, "outputSchema", s, config);
+            }
+            if let Some(a) = t.annotations {
+                json_member(o, "annotations", a, config);
+            }
+        }),
+        Method::ResourcesList => items(w, config, "resources", app.resources(), start, |o, r| {
+            o.str("uri", r.uri).str("name", r.name);
+            optional(o, "title", r.title);
+            optional(o, "description", r.description);
+            optional(o, "mimeType", r.mime_type);
+        }),
+        Method::ResourceTemplatesList => items(
+            w,
+            config,
+            "resourceTemplates",
+            app.resource_templates(),
+            start,
+            |o, t| {
+                o.str("uriTemplate", t.uri_template).str("name", t.name);
+                optional(o, "title", t.title);
+                optional(o, "description", t.description);
+                optional(o, "mimeType", t.mime_type);
+            },
+        ),
+        _ => items(w, config, "prompts", app.prompts(), start, |o, p| {
+            o.str("name", p.name);
+            optional(o, "title", p.title);
+            optional(o, "description", p.description);
+            if !p.arguments.is_empty() {
+                o.array("arguments", |a| {
+                    for arg in p.arguments {
+                        a.object(|o| {
+                            o.str("name", arg.name);
+                            optional(o, "description", arg.description);
+                            o.bool("required", arg.required);
+                        });
+                    }
+                });
+            }
+        }),
+    }
+}
+
+fn items<T>(
+    w: &mut Writer<'_>,
+    config: &Config<'_>,
+    key: &str,
+    all: &[T],
+    start: usize,
+    item: impl Fn(&mut ObjectWriter<'_, '_>, &T),
+) {
+    let page = all.get(start..).unwrap_or(&[]);
+    let size = config.page_size.max(1);
+    let shown = page.len().min(size);
+    w.str(key);
+    w.raw(b":");
+    w.array(|a| {
+        for t in page.iter().take(shown) {
+            a.object(|o| item(o, t));
+        }
+    });
+    w.raw(b",");
+    if shown < page.len() {
+        w.raw(b"\"nextCursor\":\"");
+        w.u64((start + shown) as u64);
+        w.raw(b"\",");
+    }
+}
+
+fn optional(o: &mut ObjectWriter<'_, '_>, key: &str, v: Option<&str>) {
+    if let Some(v) = v {
+        o.str(key, v);
+    }
+}
+
+/// Copies a JSON member of a definition; [`super::Server::check`] has verified it parses, and
+/// one that does not is written as `{}` rather than as broken JSON.
+fn json_member(o: &mut ObjectWriter<'_, '_>, key: &str, json: &str, config: &Config<'_>) {
+    match crate::json::parse(json.as_bytes(), &config.limits) {
+        Ok(v) => {
+            o.value(key, v);
+        }
+        Err(_) => {
+            o.raw(key, b"{}");
+        }
+    }
+}

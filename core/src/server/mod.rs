@@ -1,0 +1,42 @@
+//! The server: registry traits, the two-phase round, replies and errors.
+//!
+//! # A round
+//!
+//! 1. [`Server::accept`] reads one message. Errors, `server/discover`, the lists and tool
+//!    arguments that fail their schema are answered on the spot ([`Accepted::Replied`]);
+//!    notifications need nothing ([`Accepted::Silent`], [`Accepted::Cancelled`]); the rest is a
+//!    typed [`Call`].
+//! 2. The adapter runs the application's handler — synchronously in firmware, as a future on a
+//!    host — with a reply started by the call (`call.reply(out, notifier)`). The handler
+//!    writes its result straight into the output buffer and returns [`Done`] or an [`Error`].
+//! 3. `call.finish(out, outcome)` admits the outcome and completes the response.
+//!
+//! [`Server::handle`] does all three for a synchronous [`Handler`]. Nothing of a round
+//! outlives it: the server keeps no state between rounds.
+
+mod accept;
+mod call;
+mod config;
+mod context;
+mod error;
+mod handler;
+mod lists;
+mod notify;
+mod registry;
+mod reply;
+mod uri_template;
+
+pub use accept::{Accepted, DefinitionError, Server};
+pub use call::{
+    Call, Completion, CompletionRef, PromptGet, ResourceRead, ResourceTarget, ToolCall,
+};
+pub use config::{CacheScope, Config, ServerCapabilities, ServerInfo};
+pub use context::{Principal, RequestContext, Round};
+pub use error::{Error, ErrorKind};
+pub use handler::{Handled, Handler};
+pub use notify::{Discard, Notifier};
+pub use registry::{Prompt, PromptArgument, Registry, Resource, ResourceTemplate, Tool};
+pub use reply::{
+    CompletionReply, Content, Done, ForCompletion, ForPrompt, ForResource, ForTool, Messages,
+    PromptReply, Reply, ResourceReply, Role, ToolReply,
+};

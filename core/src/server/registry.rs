@@ -1,0 +1,275 @@
+//! What an application offers: tools, resources, resource templates and prompts.
+//!
+//! Definitions are plain data with borrowed strings, so firmware can keep them in `static`s
+//! and hosts can build them at start-up. JSON members (`inputSchema`, `annotations`, ...) are
+//! JSON text that is copied verbatim into lists; [`crate::server::Server::check`] verifies it
+//! once so a bad definition is found at start-up, not on the wire.
+
+use super::ServerCapabilities;
+
+/// A tool definition.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Tool<'r> {
+    /// Unique name.
+    pub name: &'r str,
+    /// Display title.
+    pub title: Option<&'r str>,
+    /// What the tool does, for the model.
+    pub description: Option<&'r str>,
+    /// JSON Schema of the arguments (JSON text, an object schema).
+    pub input_schema: &'r str,
+    /// JSON Schema of `structuredContent` (JSON text), when the tool returns structured data.
+    pub output_schema: Option<&'r str>,
+    /// `annotations` (JSON text).
+    pub annotations: Option<&'r str>,
+}
+
+impl<'r> Tool<'r> {
+    /// A tool with no arguments.
+    pub const fn new(name: &'r str) -> Self {
+        Tool {
+            name,
+            title: None,
+            description: None,
+            input_schema: r#"{"type":"object"}"#,
+            output_schema: None,
+            annotations: None,
+        }
+    }
+
+    /// With a description.
+    #[must_use]
+    pub const fn description(mut self, description: &'r str) -> Self {
+        self.description = Some(description);
+        self
+    }
+
+    /// With a title.
+    #[must_use]
+    pub const fn title(mut self, title: &'r str) -> Self {
+        self.title = Some(title);
+        self
+    }
+
+    /// With an input schema (JSON text).
+    #[must_use]
+    pub const fn input_schema(mut self, schema: &'r str) -> Self {
+        self.input_schema = schema;
+        self
+    }
+
+    /// With an output schema (JSON text).
+    #[must_use]
+    pub const fn output_schema(mut self, schema: &'r str) -> Self {
+        self.output_schema = Some(schema);
+        self
+    }
+
+    /// With annotations (JSON text).
+    #[must_use]
+    pub const fn annotations(mut self, annotations: &'r str) -> Self {
+        self.annotations = Some(annotations);
+        self
+    }
+}
+
+/// A resource with a fixed URI.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Resource<'r> {
+    /// The URI.
+    pub uri: &'r str,
+    /// Programmatic name.
+    pub name: &'r str,
+    /// Display title.
+    pub title: Option<&'r str>,
+    /// Description.
+    pub description: Option<&'r str>,
+    /// MIME type.
+    pub mime_type: Option<&'r str>,
+}
+
+impl<'r> Resource<'r> {
+    /// A resource at `uri` named `name`.
+    pub const fn new(uri: &'r str, name: &'r str) -> Self {
+        Resource {
+            uri,
+            name,
+            title: None,
+            description: None,
+            mime_type: None,
+        }
+    }
+
+    /// With a description.
+    #[must_use]
+    pub const fn description(mut self, description: &'r str) -> Self {
+        self.description = Some(description);
+        self
+    }
+
+    /// With a MIME type.
+    #[must_use]
+    pub const fn mime_type(mut self, mime_type: &'r str) -> Self {
+        self.mime_type = Some(mime_type);
+        self
+    }
+}
+
+/// A family of resources named by an RFC 6570 URI template (`{var}` and `{+var}`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ResourceTemplate<'r> {
+    /// The URI template.
+    pub uri_template: &'r str,
+    /// Programmatic name.
+    pub name: &'r str,
+    /// Display title.
+    pub title: Option<&'r str>,
+    /// Description.
+    pub description: Option<&'r str>,
+    /// MIME type.
+    pub mime_type: Option<&'r str>,
+}
+
+impl<'r> ResourceTemplate<'r> {
+    /// A template named `name`.
+    pub const fn new(uri_template: &'r str, name: &'r str) -> Self {
+        ResourceTemplate {
+            uri_template,
+            name,
+            title: None,
+            description: None,
+            mime_type: None,
+        }
+    }
+
+    /// With a description.
+    #[must_use]
+    pub const fn description(mut self, description: &'r str) -> Self {
+        self.description = Some(description);
+        self
+    }
+
+    /// With a MIME type.
+    #[must_use]
+    pub const fn mime_type(mut self, mime_type: &'r str) -> Self {
+        self.mime_type = Some(mime_type);
+        self
+    }
+}
+
+/// A prompt argument.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PromptArgument<'r> {
+    /// Name.
+    pub name: &'r str,
+    /// Description.
+    pub description: Option<&'r str>,
+    /// Whether `prompts/get` must supply it.
+    pub required: bool,
+}
+
+impl<'r> PromptArgument<'r> {
+    /// An optional argument.
+    pub const fn optional(name: &'r str) -> Self {
+        PromptArgument {
+            name,
+            description: None,
+            required: false,
+        }
+    }
+
+    /// A required argument.
+    pub const fn required(name: &'r str) -> Self {
+        PromptArgument {
+            name,
+            description: None,
+            required: true,
+        }
+    }
+
+    /// With a description.
+    #[must_use]
+    pub const fn description(mut self, description: &'r str) -> Self {
+        self.description = Some(description);
+        self
+    }
+}
+
+/// A prompt definition.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Prompt<'r> {
+    /// Unique name.
+    pub name: &'r str,
+    /// Display title.
+    pub title: Option<&'r str>,
+    /// Description.
+    pub description: Option<&'r str>,
+    /// Arguments.
+    pub arguments: &'r [PromptArgument<'r>],
+}
+
+impl<'r> Prompt<'r> {
+    /// A prompt with no arguments.
+    pub const fn new(name: &'r str) -> Self {
+        Prompt {
+            name,
+            title: None,
+            description: None,
+            arguments: &[],
+        }
+    }
+
+    /// With a description.
+    #[must_use]
+    pub const fn description(mut self, description: &'r str) -> Self {
+        self.description = Some(description);
+        self
+    }
+
+    /// With arguments.
+    #[must_use]
+    pub const fn arguments(mut self, arguments: &'r [PromptArgument<'r>]) -> Self {
+        self.arguments = arguments;
+        self
+    }
+}
+
+/// The catalogue an application serves. Lists are answered from it by the core.
+pub trait Registry {
+    /// Tools, in the deterministic order `tools/list` returns them.
+    fn tools(&self) -> &[Tool<'_>] {
+        &[]
+    }
+
+    /// Resources with fixed URIs.
+    fn resources(&self) -> &[Resource<'_>] {
+        &[]
+    }
+
+    /// Resource templates.
+    fn resource_templates(&self) -> &[ResourceTemplate<'_>] {
+        &[]
+    }
+
+    /// Prompts.
+    fn prompts(&self) -> &[Prompt<'_>] {
+        &[]
+    }
+
+    /// Whether `completion/complete` is offered.
+    fn completions(&self) -> bool {
+        false
+    }
+
+    /// The advertised capabilities; by default, each family that has entries.
+    fn capabilities(&self) -> ServerCapabilities {
+        ServerCapabilities {
+            tools: !self.tools().is_empty(),
+            resources: !self.resources().is_empty() || !self.resource_templates().is_empty(),
+            prompts: !self.prompts().is_empty(),
+            completions: self.completions(),
+            logging: false,
+            list_changed: false,
+        }
+    }
+}

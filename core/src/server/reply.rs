@@ -1,0 +1,479 @@
+//! Replies: handlers write their result straight into the output buffer.
+//!
+//! A [`Reply`] starts the response envelope when the core creates it; the handler adds the
+//! result's members through the typed methods of its kind ([`ToolReply`], [`ResourceReply`],
+//! [`PromptReply`], [`CompletionReply`]), each of which consumes the reply and returns
+//! [`Done`]. Only a reply can make a `Done`, so a handler cannot finish without writing, and the
+//! core's `finish` then admits the outcome and closes the envelope.
+
+use core::marker::PhantomData;
+
+use super::notify::Notifier;
+use crate::json::{ArrayWriter, BufferTooSmall, JsonStr, ObjectWriter, Value, Writer};
+use crate::protocol::LogLevel;
+use crate::rpc::{ErrorCode, Id, write_error};
+
+/// Marker: a reply to `tools/call`.
+#[derive(Debug)]
+pub enum ForTool {}
+/// Marker: a reply to `resources/read`.
+#[derive(Debug)]
+pub enum ForResource {}
+/// Marker: a reply to `prompts/get`.
+#[derive(Debug)]
+pub enum ForPrompt {}
+/// Marker: a reply to `completion/complete`.
+#[derive(Debug)]
+pub enum ForCompletion {}
+
+/// The reply to a `tools/call`.
+pub type ToolReply<'o> = Reply<'o, ForTool>;
+/// The reply to a `resources/read`.
+pub type ResourceReply<'o> = Reply<'o, ForResource>;
+/// The reply to a `prompts/get`.
+pub type PromptReply<'o> = Reply<'o, ForPrompt>;
+/// The reply to a `completion/complete`.
+pub type CompletionReply<'o> = Reply<'o, ForCompletion>;
+
+/// Proof that a reply was written; hand it back to the call's `finish`.
+#[must_use = "give Done back to the call's finish"]
+#[derive(Debug, PartialEq, Eq)]
+pub struct Done {
+    pub(crate) end: usize,
+    pub(crate) shape: Shape,
+}
+
+/// What the handler wrote.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Shape {
+    /// Result members, still open: the core appends `resultType`, `_meta` and the closers.
+    Members {
+        any: bool,
+        is_error: bool,
+        /// Span of `structuredContent`'s value, for output-schema validation.
+        structured: Option<(usize, usize)>,
+    },
+    /// A whole response (a JSON-RPC error the handler wrote).
+    Whole,
+}
+
+/// Request-scoped notification plumbing carried by a reply.
+pub(crate) struct Notify<'o> {
+    pub(crate) sink: Option<&'o mut (dyn Notifier + Send + 'o)>,
+    pub(crate) progress_token: Option<Value<'o>>,
+    pub(crate) log_level: Option<LogLevel>,
+}
+
+/// A reply being written. `K` says which call it answers.
+pub struct Reply<'o, K> {
+    w: Writer<'o>,
+    id: Id<'o>,
+    any: bool,
+    notify: Notify<'o>,
+    uri: Option<JsonStr<'o>>,
+    kind: PhantomData<K>,
+}
+
+impl<K> core::fmt::Debug for Reply<'_, K> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Reply")
+            .field("id", &self.id)
+            .field("written", &self.w.position())
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'o, K> Reply<'o, K> {
+    pub(crate) fn start(
+        out: &'o mut [u8],
+        id: Id<'o>,
+        notify: Notify<'o>,
+        uri: Option<JsonStr<'o>>,
+    ) -> Self {
+        let mut w = Writer::new(out);
+        w.raw(b"{\"jsonrpc\":\"2.0\",\"id\":");
+        id.write(&mut w);
+        w.raw(b",\"result\":{");
+        Reply {
+            w,
+            id,
+            any: false,
+            notify,
+            uri,
+            kind: PhantomData,
+        }
+    }
+
+    fn member(&mut self, key: &str) -> &mut Writer<'o> {
+        if self.any {
+            self.w.raw(b",");
+        }
+        self.any = true;
+        self.w.str(key);
+        self.w.raw(b":");
+        &mut self.w
+    }
+
+    fn done(self, is_error: bool, structured: Option<(usize, usize)>) -> Done {
+        Done {
+            end: self.w.position(),
+            shape: Shape::Members {
+                any: self.any,
+                is_error,
+                structured,
+            },
+        }
+    }
+
+    /// Writes the result's members directly (for shapes the typed methods do not cover).
+    /// `resultType` and `_meta` are added by the core and must not be written here.
+    pub fn result(mut self, f: impl FnOnce(&mut ObjectWriter<'_, 'o>)) -> Done {
+        let mut members = ObjectWriter::continuing(&mut self.w, !self.any);
+        f(&mut members);
+        self.any = members.wrote_any();
+        self.done(false, None)
+    }
+
+    /// Answers with a JSON-RPC error whose message is formatted (a typed failure).
+    pub fn rpc_error(mut self, code: ErrorCode, message: core::fmt::Arguments<'_>) -> Done {
+        self.w.rewind(0);
+        self.w.raw(b"{\"jsonrpc\":\"2.0\",\"id\":");
+        self.id.write(&mut self.w);
+        self.w.raw(b",\"error\":{\"code\":");
+        self.w.i64(i64::from(code.0));
+        self.w.raw(b",\"message\":");
+        self.w.str_fmt(message);
+        self.w.raw(b"}}");
+        Done {
+            end: self.w.position(),
+            shape: Shape::Whole,
+        }
+    }
+
+    /// Whether the client asked for progress on this request.
+    pub fn wants_progress(&self) -> bool {
+        self.notify.progress_token.is_some() && self.notify.sink.is_some()
+    }
+
+    /// Sends `notifications/progress` when the client asked for progress (otherwise does
+    /// nothing). The notification is formatted in the unused tail of the output buffer.
+    pub fn progress(
+        &mut self,
+        progress: f64,
+        total: Option<f64>,
+        message: Option<&str>,
+    ) -> Result<(), BufferTooSmall> {
+        let (Some(token), Some(sink)) = (self.notify.progress_token, self.notify.sink.as_mut())
+        else {
+            return Ok(());
+        };
+        let mut n = self.w.tail();
+        n.raw(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":");
+        n.object(|p| {
+            p.value("progressToken", token);
+            p.key("progress").f64(progress);
+            if let Some(total) = total {
+                p.key("total").f64(total);
+            }
+            if let Some(message) = message {
+                p.str("message", message);
+            }
+        });
+        n.raw(b"}");
+        let len = n.finish()?;
+        if let Some(bytes) = self.w.tail().written_prefix(len) {
+            sink.notify(bytes);
+        }
+        Ok(())
+    }
+
+    /// Sends `notifications/message` at `level` when the request asked for logs at or below
+    /// that level (a request without `io.modelcontextprotocol/logLevel` gets none).
+    pub fn log(
+        &mut self,
+        level: LogLevel,
+        logger: Option<&str>,
+        message: core::fmt::Arguments<'_>,
+    ) -> Result<(), BufferTooSmall> {
+        let (Some(wanted), Some(sink)) = (self.notify.log_level, self.notify.sink.as_mut()) else {
+            return Ok(());
+        };
+        if level < wanted {
+            return Ok(());
+        }
+        let mut n = self.w.tail();
+        n.raw(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":");
+        n.object(|p| {
+            p.str("level", level.name());
+            if let Some(logger) = logger {
+                p.str("logger", logger);
+            }
+            p.key("data").str_fmt(message);
+        });
+        n.raw(b"}");
+        let len = n.finish()?;
+        if let Some(bytes) = self.w.tail().written_prefix(len) {
+            sink.notify(bytes);
+        }
+        Ok(())
+    }
+}
+
+impl<'o> Reply<'o, ForTool> {
+    /// A result with one text block.
+    pub fn text(self, text: &str) -> Done {
+        self.content(|c| {
+            c.text(text);
+        })
+    }
+
+    /// A result with one text block of formatted text.
+    pub fn text_fmt(self, text: core::fmt::Arguments<'_>) -> Done {
+        self.content(|c| {
+            c.text_fmt(text);
+        })
+    }
+
+    /// A result whose content blocks `f` writes.
+    pub fn content(mut self, f: impl FnOnce(&mut Content<'_, '_, 'o>)) -> Done {
+        self.member("content").array(|a| f(&mut Content { a }));
+        self.done(false, None)
+    }
+
+    /// A result with `structuredContent` written by `f`, mirrored as a JSON text block.
+    pub fn structured(mut self, f: impl FnOnce(&mut Writer<'o>)) -> Done {
+        let w = self.member("structuredContent");
+        let start = w.position();
+        f(w);
+        let end = w.position();
+        self.member("content");
+        self.w.raw(b"[{\"type\":\"text\",\"text\":");
+        self.w.str_from_own(start, end);
+        self.w.raw(b"}]");
+        self.done(false, Some((start, end)))
+    }
+
+    /// A tool error result (`isError: true`) with one text block: an execution failure the
+    /// model can read and act on.
+    pub fn error_text(self, text: &str) -> Done {
+        self.error_fmt(format_args!("{text}"))
+    }
+
+    /// Like [`Reply::error_text`] with formatted text.
+    pub fn error_fmt(mut self, text: core::fmt::Arguments<'_>) -> Done {
+        self.member("content").array(|a| {
+            Content { a }.text_fmt(text);
+        });
+        self.member("isError").bool(true);
+        self.done(true, None)
+    }
+}
+
+/// Writes content blocks.
+#[derive(Debug)]
+pub struct Content<'c, 'w, 'o> {
+    a: &'c mut ArrayWriter<'w, 'o>,
+}
+
+impl Content<'_, '_, '_> {
+    /// A text block.
+    pub fn text(&mut self, text: &str) -> &mut Self {
+        self.a.object(|o| {
+            o.str("type", "text").str("text", text);
+        });
+        self
+    }
+
+    /// A text block of formatted text.
+    pub fn text_fmt(&mut self, text: core::fmt::Arguments<'_>) -> &mut Self {
+        self.a.object(|o| {
+            o.str("type", "text");
+            o.key("text").str_fmt(text);
+        });
+        self
+    }
+
+    /// An image block (`data` is base64).
+    pub fn image(&mut self, data_base64: &str, mime_type: &str) -> &mut Self {
+        self.binary("image", data_base64, mime_type)
+    }
+
+    /// An audio block (`data` is base64).
+    pub fn audio(&mut self, data_base64: &str, mime_type: &str) -> &mut Self {
+        self.binary("audio", data_base64, mime_type)
+    }
+
+    fn binary(&mut self, kind: &str, data: &str, mime_type: &str) -> &mut Self {
+        self.a.object(|o| {
+            o.str("type", kind)
+                .str("data", data)
+                .str("mimeType", mime_type);
+        });
+        self
+    }
+
+    /// A resource link block.
+    pub fn resource_link(&mut self, uri: &str, name: &str) -> &mut Self {
+        self.a.object(|o| {
+            o.str("type", "resource_link")
+                .str("uri", uri)
+                .str("name", name);
+        });
+        self
+    }
+
+    /// An embedded text resource block.
+    pub fn embedded_text(&mut self, uri: &str, mime_type: Option<&str>, text: &str) -> &mut Self {
+        self.a.object(|o| {
+            o.str("type", "resource");
+            o.object("resource", |r| {
+                r.str("uri", uri);
+                if let Some(m) = mime_type {
+                    r.str("mimeType", m);
+                }
+                r.str("text", text);
+            });
+        });
+        self
+    }
+
+    /// A block given as JSON text (trusted: written verbatim).
+    pub fn raw(&mut self, block_json: &[u8]) -> &mut Self {
+        self.a.item().raw(block_json);
+        self
+    }
+}
+
+impl Reply<'_, ForResource> {
+    /// One text content for the requested URI.
+    pub fn text(self, mime_type: Option<&str>, text: &str) -> Done {
+        self.text_fmt(mime_type, format_args!("{text}"))
+    }
+
+    /// One text content of formatted text for the requested URI.
+    pub fn text_fmt(mut self, mime_type: Option<&str>, text: core::fmt::Arguments<'_>) -> Done {
+        let uri = self.uri;
+        self.member("contents").array(|a| {
+            a.object(|o| {
+                if let Some(uri) = uri {
+                    o.key("uri").json_str(uri);
+                }
+                if let Some(m) = mime_type {
+                    o.str("mimeType", m);
+                }
+                o.key("text").str_fmt(text);
+            });
+        });
+        self.done(false, None)
+    }
+
+    /// One binary content (base64) for the requested URI.
+    pub fn blob(mut self, mime_type: Option<&str>, data_base64: &str) -> Done {
+        let uri = self.uri;
+        self.member("contents").array(|a| {
+            a.object(|o| {
+                if let Some(uri) = uri {
+                    o.key("uri").json_str(uri);
+                }
+                if let Some(m) = mime_type {
+                    o.str("mimeType", m);
+                }
+                o.str("blob", data_base64);
+            });
+        });
+        self.done(false, None)
+    }
+}
+
+impl<'o> Reply<'o, ForPrompt> {
+    /// A prompt result: an optional description and the messages `f` writes.
+    pub fn messages(
+        mut self,
+        description: Option<&str>,
+        f: impl FnOnce(&mut Messages<'_, '_, 'o>),
+    ) -> Done {
+        if let Some(d) = description {
+            self.member("description").str(d);
+        }
+        self.member("messages").array(|a| f(&mut Messages { a }));
+        self.done(false, None)
+    }
+}
+
+/// Writes prompt messages.
+#[derive(Debug)]
+pub struct Messages<'c, 'w, 'o> {
+    a: &'c mut ArrayWriter<'w, 'o>,
+}
+
+impl Messages<'_, '_, '_> {
+    /// A text message from `role` (`"user"` or `"assistant"`).
+    pub fn text(&mut self, role: Role, text: core::fmt::Arguments<'_>) -> &mut Self {
+        self.a.object(|o| {
+            o.str("role", role.name());
+            o.object("content", |c| {
+                c.str("type", "text");
+                c.key("text").str_fmt(text);
+            });
+        });
+        self
+    }
+
+    /// A user text message.
+    pub fn user(&mut self, text: &str) -> &mut Self {
+        self.text(Role::User, format_args!("{text}"))
+    }
+
+    /// An assistant text message.
+    pub fn assistant(&mut self, text: &str) -> &mut Self {
+        self.text(Role::Assistant, format_args!("{text}"))
+    }
+}
+
+/// The speaker of a prompt or sampling message.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Role {
+    /// `user`
+    User,
+    /// `assistant`
+    Assistant,
+}
+
+impl Role {
+    /// The wire name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Role::User => "user",
+            Role::Assistant => "assistant",
+        }
+    }
+}
+
+impl Reply<'_, ForCompletion> {
+    /// Completion values (at most 100 are written), with `hasMore`.
+    pub fn values(mut self, values: &[&str], has_more: bool) -> Done {
+        self.member("completion").object(|c| {
+            c.array("values", |a| {
+                for v in values.iter().take(100) {
+                    a.str(v);
+                }
+            });
+            c.u64("total", values.len() as u64);
+            c.bool("hasMore", has_more || values.len() > 100);
+        });
+        self.done(false, None)
+    }
+}
+
+/// Writes a whole error response for `id` (used by the core for its own errors).
+pub(crate) fn whole_error(
+    w: &mut Writer<'_>,
+    id: Option<Id<'_>>,
+    code: ErrorCode,
+    message: &str,
+    data: Option<&dyn Fn(&mut Writer<'_>)>,
+) {
+    w.rewind(0);
+    write_error(w, id, code, message, data);
+}
