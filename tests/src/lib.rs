@@ -1,1 +1,1 @@
-//! Placeholder.
+//! Shared fixtures for the acceptance suite.
