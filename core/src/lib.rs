@@ -10,6 +10,7 @@
 extern crate std;
 
 pub mod json;
+pub mod mrtr;
 pub mod protocol;
 pub mod rpc;
 pub mod schema;

@@ -4,16 +4,7 @@ use super::Config;
 use crate::json::{JsonStr, Object, Value};
 use crate::protocol::{ClientCapabilities, Method, RequestMeta};
 use crate::rpc::Id;
-
-/// Who is calling, as established by the adapter's trusted authentication.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub enum Principal<'a> {
-    /// Nobody was authenticated (e.g. loopback stdio). Stated explicitly, never assumed.
-    Anonymous,
-    /// An authenticated identity.
-    Id(&'a str),
-}
+pub use crate::state::Principal;
 
 /// Per-round inputs that come from outside the message: the time and the caller.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
