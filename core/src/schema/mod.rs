@@ -1,1 +1,120 @@
-//! Validation of tool arguments against a tool's `inputSchema` (a small JSON Schema subset).
+//! Validation of tool arguments (and structured output) against a JSON Schema, without a heap.
+//!
+//! [`validate`] applies a schema — a tool's `inputSchema`, say — to a value. Both are
+//! [`Value`] views of already-scanned JSON, and both may come from untrusted places: nothing
+//! here panics, recursion is bounded by [`Options::max_depth`], and total work by
+//! [`Options::max_steps`], so even a schema whose `$ref`s form a cycle terminates (with
+//! [`Reason::TooDeep`] or [`Reason::TooComplex`]).
+//!
+//! ```
+//! use snodo_core::json::{Limits, parse};
+//! use snodo_core::schema::validate;
+//!
+//! let schema = parse(br#"{"type":"object","properties":{"count":{"type":"integer","minimum":1}},
+//!                        "required":["count"]}"#, &Limits::HOST).unwrap();
+//! let args = parse(br#"{"count":0}"#, &Limits::HOST).unwrap();
+//! let violation = validate(schema, args).unwrap_err();
+//! assert_eq!(format!("{violation}"), r#"argument "count": must be >= 1"#);
+//! ```
+//!
+//! # Supported keywords
+//!
+//! - `type` (a name or an array of names; `"integer"` accepts any integral number, `2.0`
+//!   included), `enum` and `const` (JSON equality: object member order is irrelevant, numbers
+//!   compare by exact numeric value, strings after unescaping);
+//! - `minimum`, `maximum`, `exclusiveMinimum`, `exclusiveMaximum` (numbers, or the draft 4
+//!   booleans), compared exactly on the decimal literals, never through `f64`;
+//! - `minLength`, `maxLength` (in Unicode code points);
+//! - `items` (a schema; an array of positional schemas as in older drafts), `prefixItems`,
+//!   `minItems`, `maxItems`, `uniqueItems`;
+//! - `properties`, `required`, `additionalProperties` (`false` or a schema),
+//!   `minProperties`, `maxProperties`;
+//! - `allOf`, `anyOf`, `oneOf`, `not`, and the boolean schemas `true` and `false`;
+//! - `$ref` to a local JSON pointer in the root schema (`#`, `#/$defs/NAME`,
+//!   `#/definitions/NAME`, any `#/…` path, `~0`/`~1` escapes; not percent-encoding). Any
+//!   other reference is [`Reason::UnsupportedRef`]; nothing is ever fetched. Keywords next to
+//!   `$ref` apply too, as in 2020-12.
+//!
+//! Every other keyword (`pattern`, `format`, `multipleOf`, `patternProperties`, `if`, …) is
+//! ignored, which means it accepts. A keyword of the wrong type (`"minimum": "1"`) is
+//! [`Reason::BadSchema`]; a schema's problems are found when the value reaches them, or all
+//! at once, up front, by [`check_schema`].
+//!
+//! # Costs
+//!
+//! No memory beyond the stack: each level of [`Options::max_depth`] costs a few frames, the
+//! largest holding the keywords of the schema object being applied (about 400 bytes on a
+//! 64-bit target, collected in one pass over that object). Work is bounded by [`Options::max_steps`], which counts schema
+//! applications and the bytes rescanned to apply them.
+
+mod decimal;
+mod keywords;
+mod lookup;
+mod pointer;
+mod types;
+mod validate;
+mod violation;
+
+pub use types::TypeSet;
+pub use violation::{Path, Reason, Segment, Segments, Violation};
+
+use crate::json::Value;
+use validate::Validator;
+
+/// Bounds on one validation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Options {
+    /// How deep schemas may nest (and `$ref`s be followed) while being applied; also bounds
+    /// the nesting `enum`, `const` and `uniqueItems` compare.
+    pub max_depth: u16,
+    /// How much work one validation may do, in steps: a step is one schema application or
+    /// value comparison, plus one for every 64 bytes of JSON scanned to apply it (views are
+    /// lazy, so finding a member or resolving a `$ref` rescans text).
+    pub max_steps: u32,
+}
+
+impl Options {
+    /// Depth 32 and 2^20 steps (at most about 64 MiB scanned): room for any reasonable tool
+    /// schema applied to a megabyte of arguments, while a schema built to blow up
+    /// exponentially stops after some milliseconds.
+    pub const DEFAULT: Options = Options {
+        max_depth: 32,
+        max_steps: 1 << 20,
+    };
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options::DEFAULT
+    }
+}
+
+/// Validates `instance` against `schema` with [`Options::DEFAULT`].
+///
+/// `Err` is the first violation found, checked in a fixed keyword order; its `Display` is a
+/// message for a tool error result, and [`Violation::is_schema_error`] tells a faulty schema
+/// from a faulty value.
+pub fn validate<'a>(schema: Value<'a>, instance: Value<'a>) -> Result<(), Violation<'a>> {
+    validate_with(schema, instance, &Options::DEFAULT)
+}
+
+/// Validates `instance` against `schema` within `options`.
+pub fn validate_with<'a>(
+    schema: Value<'a>,
+    instance: Value<'a>,
+    options: &Options,
+) -> Result<(), Violation<'a>> {
+    Validator::new(schema, instance, options).node(schema, instance, 0)
+}
+
+/// Checks a schema on its own: every subschema is an object or a boolean, every recognised
+/// keyword has a value of the right type, and every `$ref` is local and resolves. Meant for
+/// registration time, so that a tool with a broken `inputSchema` is caught before any call.
+/// The [`Violation::path`] of an error leads into the schema.
+pub fn check_schema<'a>(schema: Value<'a>, options: &Options) -> Result<(), Violation<'a>> {
+    Validator::new(schema, schema, options).check(schema, 0)
+}
+
+#[cfg(test)]
+mod tests;

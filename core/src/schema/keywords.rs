@@ -1,0 +1,170 @@
+//! The keywords of one schema object, read in a single pass and type-checked.
+//!
+//! Collecting first lets the validator check keywords in a fixed order (so the same invalid
+//! value always gets the same message) while scanning the schema object only once.
+
+use crate::json::{Array, JsonStr, Kind, Number, Object, Value};
+
+use super::decimal::Decimal;
+use super::types::TypeSet;
+
+/// A numeric bound and whether it excludes itself.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Bound<'a> {
+    pub(crate) limit: Number<'a>,
+    pub(crate) exclusive: bool,
+}
+
+/// The recognised keywords of one schema object. Unknown keywords are ignored.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Keywords<'a> {
+    pub(crate) types: Option<TypeSet>,
+    pub(crate) enumeration: Option<Array<'a>>,
+    pub(crate) constant: Option<Value<'a>>,
+    pub(crate) minimum: Option<Bound<'a>>,
+    pub(crate) maximum: Option<Bound<'a>>,
+    pub(crate) exclusive_minimum: Option<Number<'a>>,
+    pub(crate) exclusive_maximum: Option<Number<'a>>,
+    pub(crate) min_length: Option<u64>,
+    pub(crate) max_length: Option<u64>,
+    pub(crate) min_items: Option<u64>,
+    pub(crate) max_items: Option<u64>,
+    pub(crate) unique_items: bool,
+    pub(crate) min_properties: Option<u64>,
+    pub(crate) max_properties: Option<u64>,
+    pub(crate) required: Option<Array<'a>>,
+    pub(crate) properties: Option<Object<'a>>,
+    pub(crate) additional_properties: Option<Value<'a>>,
+    /// A schema for every item, or (draft 4 to 2019-09) an array of positional schemas.
+    pub(crate) items: Option<Value<'a>>,
+    pub(crate) prefix_items: Option<Array<'a>>,
+    pub(crate) all_of: Option<Array<'a>>,
+    pub(crate) any_of: Option<Array<'a>>,
+    pub(crate) one_of: Option<Array<'a>>,
+    pub(crate) not: Option<Value<'a>>,
+    pub(crate) reference: Option<JsonStr<'a>>,
+    /// `$defs` and `definitions`: only walked by `check_schema`.
+    pub(crate) defs: [Option<Object<'a>>; 2],
+}
+
+/// Longest keyword name recognised (`additionalProperties`), rounded up.
+const KEYWORD_MAX: usize = 24;
+
+impl<'a> Keywords<'a> {
+    /// Reads the keywords of `schema`; `Err` names the first keyword with a malformed value.
+    pub(crate) fn collect(schema: Object<'a>) -> Result<Self, &'static str> {
+        let mut k = Keywords::default();
+        // Draft 4 spells exclusive bounds as booleans next to minimum/maximum.
+        let mut min_flag = false;
+        let mut max_flag = false;
+        for (name, value) in schema {
+            let mut buf = [0u8; KEYWORD_MAX];
+            let Some(name) = name.decode_into(&mut buf) else {
+                continue; // longer than any keyword: unknown
+            };
+            match name {
+                "type" => k.types = Some(types(value).ok_or("type")?),
+                "enum" => k.enumeration = Some(value.as_array().ok_or("enum")?),
+                "const" => k.constant = Some(value),
+                "minimum" => {
+                    k.minimum = Some(Bound {
+                        limit: number(value).ok_or("minimum")?,
+                        exclusive: false,
+                    });
+                }
+                "maximum" => {
+                    k.maximum = Some(Bound {
+                        limit: number(value).ok_or("maximum")?,
+                        exclusive: false,
+                    });
+                }
+                "exclusiveMinimum" => match value.as_bool() {
+                    Some(flag) => min_flag = flag,
+                    None => k.exclusive_minimum = Some(number(value).ok_or("exclusiveMinimum")?),
+                },
+                "exclusiveMaximum" => match value.as_bool() {
+                    Some(flag) => max_flag = flag,
+                    None => k.exclusive_maximum = Some(number(value).ok_or("exclusiveMaximum")?),
+                },
+                "minLength" => k.min_length = Some(count(value).ok_or("minLength")?),
+                "maxLength" => k.max_length = Some(count(value).ok_or("maxLength")?),
+                "minItems" => k.min_items = Some(count(value).ok_or("minItems")?),
+                "maxItems" => k.max_items = Some(count(value).ok_or("maxItems")?),
+                "minProperties" => k.min_properties = Some(count(value).ok_or("minProperties")?),
+                "maxProperties" => k.max_properties = Some(count(value).ok_or("maxProperties")?),
+                "uniqueItems" => k.unique_items = value.as_bool().ok_or("uniqueItems")?,
+                "required" => {
+                    let names = value.as_array().ok_or("required")?;
+                    if !names.iter().all(|n| n.kind() == Kind::String) {
+                        return Err("required");
+                    }
+                    k.required = Some(names);
+                }
+                "properties" => k.properties = Some(value.as_object().ok_or("properties")?),
+                "additionalProperties" => {
+                    k.additional_properties =
+                        Some(schema_value(value).ok_or("additionalProperties")?);
+                }
+                "items" => {
+                    if schema_value(value).is_none() && value.kind() != Kind::Array {
+                        return Err("items");
+                    }
+                    k.items = Some(value);
+                }
+                "prefixItems" => k.prefix_items = Some(value.as_array().ok_or("prefixItems")?),
+                "allOf" => k.all_of = Some(non_empty(value).ok_or("allOf")?),
+                "anyOf" => k.any_of = Some(non_empty(value).ok_or("anyOf")?),
+                "oneOf" => k.one_of = Some(non_empty(value).ok_or("oneOf")?),
+                "not" => k.not = Some(schema_value(value).ok_or("not")?),
+                "$ref" => k.reference = Some(value.as_str().ok_or("$ref")?),
+                "$defs" => k.defs[0] = Some(value.as_object().ok_or("$defs")?),
+                "definitions" => k.defs[1] = Some(value.as_object().ok_or("definitions")?),
+                _ => {}
+            }
+        }
+        if let Some(bound) = k.minimum.as_mut() {
+            bound.exclusive = min_flag;
+        }
+        if let Some(bound) = k.maximum.as_mut() {
+            bound.exclusive = max_flag;
+        }
+        Ok(k)
+    }
+}
+
+/// A `type` value: one name or a non-empty array of names.
+fn types(value: Value<'_>) -> Option<TypeSet> {
+    if let Some(name) = value.as_str() {
+        return type_name(name);
+    }
+    let mut set = TypeSet::default();
+    for item in value.as_array()? {
+        set = set.union(type_name(item.as_str()?)?);
+    }
+    (!set.is_empty()).then_some(set)
+}
+
+fn type_name(name: JsonStr<'_>) -> Option<TypeSet> {
+    let mut buf = [0u8; 8];
+    TypeSet::from_name(name.decode_into(&mut buf)?)
+}
+
+fn number(value: Value<'_>) -> Option<Number<'_>> {
+    value
+        .as_number()
+        .filter(|n| Decimal::parse(n.literal()).is_some())
+}
+
+/// A non-negative integer (`3` or `3.0`), saturating at `u64::MAX`.
+fn count(value: Value<'_>) -> Option<u64> {
+    Decimal::parse(value.as_number()?.literal())?.to_u64_saturating()
+}
+
+/// A value that can be a schema: an object or a boolean.
+pub(crate) fn schema_value(value: Value<'_>) -> Option<Value<'_>> {
+    matches!(value.kind(), Kind::Object | Kind::Bool).then_some(value)
+}
+
+fn non_empty(value: Value<'_>) -> Option<Array<'_>> {
+    value.as_array().filter(|a| !a.is_empty())
+}

@@ -1,0 +1,1140 @@
+extern crate std;
+
+use std::format;
+use std::string::{String, ToString};
+use std::vec::Vec;
+
+use super::*;
+use crate::json::{Limits, parse};
+
+const DEEP: Limits = Limits {
+    max_size: 1 << 22,
+    max_depth: 4096,
+    max_members: 1024,
+};
+
+fn j(text: &str) -> Value<'_> {
+    parse(text.as_bytes(), &DEEP).expect(text)
+}
+
+/// `Ok` or the violation's message.
+fn run(schema: &str, instance: &str) -> Result<(), String> {
+    validate(j(schema), j(instance)).map_err(|v| v.to_string())
+}
+
+fn reason_of<'a>(schema: &'a str, instance: &'a str) -> Reason<'a> {
+    validate(j(schema), j(instance))
+        .expect_err(instance)
+        .reason()
+}
+
+fn accepts(schema: &str, instances: &[&str]) {
+    for instance in instances {
+        if let Err(message) = run(schema, instance) {
+            panic!("{schema} should accept {instance}: {message}");
+        }
+    }
+}
+
+fn rejects(schema: &str, instances: &[&str]) {
+    for instance in instances {
+        assert!(
+            run(schema, instance).is_err(),
+            "{schema} should reject {instance}"
+        );
+    }
+}
+
+fn message(schema: &str, instance: &str) -> String {
+    run(schema, instance).expect_err(instance)
+}
+
+// ---------------------------------------------------------------- type
+
+#[test]
+fn type_names() {
+    accepts(r#"{"type":"null"}"#, &["null"]);
+    rejects(r#"{"type":"null"}"#, &["0", "false", r#""""#, "[]", "{}"]);
+    accepts(r#"{"type":"boolean"}"#, &["true", "false"]);
+    rejects(r#"{"type":"boolean"}"#, &["0", "null", r#""true""#]);
+    accepts(r#"{"type":"string"}"#, &[r#""""#, r#""x""#, r#""\u00e9""#]);
+    rejects(r#"{"type":"string"}"#, &["1", "null", "[]"]);
+    accepts(r#"{"type":"array"}"#, &["[]", "[1,[2]]"]);
+    rejects(r#"{"type":"array"}"#, &["{}", r#""[]""#]);
+    accepts(r#"{"type":"object"}"#, &["{}", r#"{"a":1}"#]);
+    rejects(r#"{"type":"object"}"#, &["[]", "null"]);
+    accepts(r#"{"type":"number"}"#, &["0", "-1", "2.5", "1e400", "-0.0"]);
+    rejects(r#"{"type":"number"}"#, &[r#""1""#, "null", "true"]);
+}
+
+#[test]
+fn integer_accepts_integral_numbers() {
+    accepts(
+        r#"{"type":"integer"}"#,
+        &[
+            "2",
+            "2.0",
+            "-0",
+            "0.0",
+            "1e2",
+            "20e-1",
+            "-3.000",
+            "1e400",
+            "123456789012345678901234567890",
+        ],
+    );
+    rejects(
+        r#"{"type":"integer"}"#,
+        &["2.5", "1e-1", "0.1", "-3.0001", r#""2""#, "null"],
+    );
+    assert_eq!(
+        message(r#"{"type":"integer"}"#, "2.5"),
+        "arguments: must be integer"
+    );
+}
+
+#[test]
+fn type_arrays() {
+    let schema = r#"{"type":["string","null"]}"#;
+    accepts(schema, &[r#""a""#, "null"]);
+    rejects(schema, &["1", "[]"]);
+    assert_eq!(message(schema, "1"), "arguments: must be string or null");
+    let schema = r#"{"type":["null","integer","array"]}"#;
+    accepts(schema, &["null", "3", "[]"]);
+    assert_eq!(
+        message(schema, "1.5"),
+        "arguments: must be array, integer or null"
+    );
+    accepts(r#"{"type":["number","integer"]}"#, &["1.5", "1"]);
+}
+
+// ---------------------------------------------------------------- objects
+
+const COUNT: &str = r#"{
+    "type": "object",
+    "properties": {
+        "count": {"type": "integer", "minimum": 1},
+        "name": {"type": "string", "minLength": 1}
+    },
+    "required": ["count"]
+}"#;
+
+#[test]
+fn the_message_names_the_argument() {
+    assert_eq!(
+        message(COUNT, r#"{"count":0}"#),
+        r#"argument "count": must be >= 1"#
+    );
+    assert_eq!(message(COUNT, r#"{}"#), r#"argument "count": is required"#);
+    assert_eq!(
+        message(COUNT, r#"{"count":1,"name":""}"#),
+        r#"argument "name": must be at least 1 character long"#
+    );
+    assert_eq!(message(COUNT, "[]"), "arguments: must be object");
+    accepts(
+        COUNT,
+        &[r#"{"count":1}"#, r#"{"count":5,"name":"x","other":[]}"#],
+    );
+}
+
+#[test]
+fn required_and_properties_only_apply_to_objects() {
+    let schema = r#"{"properties":{"a":{"type":"string"}},"required":["a"]}"#;
+    accepts(schema, &["1", "[]", "null", r#""s""#, r#"{"a":"x"}"#]);
+    rejects(schema, &["{}", r#"{"a":1}"#]);
+}
+
+#[test]
+fn required_matches_escaped_names() {
+    accepts(
+        r#"{"required":["\u0061b"]}"#,
+        &[r#"{"ab":1}"#, r#"{"a\u0062":1}"#],
+    );
+    let violation = validate(j(r#"{"required":["a\"b"]}"#), j("{}")).unwrap_err();
+    match violation.reason() {
+        Reason::Required { name } => assert!(name.eq_str("a\"b")),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(violation.to_string(), r#"argument "a\"b": is required"#);
+}
+
+#[test]
+fn additional_properties_false_and_schema() {
+    let schema = r#"{"properties":{"a":{}},"additionalProperties":false}"#;
+    accepts(schema, &["{}", r#"{"a":[1]}"#, "3"]);
+    assert_eq!(
+        message(schema, r#"{"a":1,"extra":2}"#),
+        r#"argument "extra": is not allowed"#
+    );
+    let schema = r#"{"properties":{"a":{}},"additionalProperties":{"type":"integer"}}"#;
+    accepts(schema, &[r#"{"a":"s","b":1,"c":2}"#]);
+    assert_eq!(
+        message(schema, r#"{"a":"s","b":"x"}"#),
+        r#"argument "b": must be integer"#
+    );
+    accepts(r#"{"additionalProperties":true}"#, &[r#"{"x":1}"#]);
+    rejects(r#"{"additionalProperties":false}"#, &[r#"{"x":1}"#]);
+}
+
+#[test]
+fn min_and_max_properties() {
+    let schema = r#"{"minProperties":1,"maxProperties":2}"#;
+    accepts(schema, &[r#"{"a":1}"#, r#"{"a":1,"b":2}"#, "[]"]);
+    assert_eq!(
+        message(schema, "{}"),
+        "arguments: must have at least 1 member"
+    );
+    assert_eq!(
+        message(schema, r#"{"a":1,"b":2,"c":3}"#),
+        "arguments: must have at most 2 members"
+    );
+}
+
+#[test]
+fn nested_paths() {
+    let schema = r#"{"properties":{"config":{"properties":{"retries":{
+        "type":"array","items":{"type":"integer","maximum":9}}}}}}"#;
+    assert_eq!(
+        message(schema, r#"{"config":{"retries":[1,2,10]}}"#),
+        r#"argument "config"."retries"[2]: must be <= 9"#
+    );
+    let violation = validate(j(schema), j(r#"{"config":{"retries":[1,2,10]}}"#)).unwrap_err();
+    let segments: Vec<Segment<'_>> = violation.path().segments().collect();
+    assert_eq!(segments.len(), 3);
+    assert!(matches!(segments[0], Segment::Key(k) if k.eq_str("config")));
+    assert!(matches!(segments[2], Segment::Index(2)));
+    assert_eq!(violation.value().raw(), b"10");
+    // Nested `required`: the path ends with the missing name.
+    let schema = r#"{"properties":{"a":{"items":{"required":["id"]}}}}"#;
+    assert_eq!(
+        message(schema, r#"{"a":[{"id":1},{"x":1}]}"#),
+        r#"argument "a"[1]."id": is required"#
+    );
+    // Non-ASCII and escaped keys are shown decoded.
+    let schema = r#"{"additionalProperties":{"type":"string"}}"#;
+    assert_eq!(
+        message(schema, r#"{"caf\u00e9":1}"#),
+        "argument \"café\": must be string"
+    );
+}
+
+#[test]
+fn path_segments_with_identical_values() {
+    // The same text at several places: the path must name the one that failed.
+    let schema = r#"{"items":{"items":{"maximum":1}}}"#;
+    assert_eq!(
+        message(schema, "[[1],[1],[1,2]]"),
+        "argument [2][1]: must be <= 1"
+    );
+}
+
+// ---------------------------------------------------------------- enum and const
+
+#[test]
+fn enum_uses_json_equality() {
+    let schema = r#"{"enum":["red","green",1,{"a":1,"b":[1,2]},[1,{"x":null}],null,true]}"#;
+    accepts(
+        schema,
+        &[
+            r#""red""#,
+            r#""gr\u0065en""#,
+            "1",
+            "1.0",
+            "10e-1",
+            r#"{"b":[1,2.0],"a":1}"#,
+            r#"[1.0,{"x":null}]"#,
+            "null",
+            "true",
+        ],
+    );
+    rejects(
+        schema,
+        &[
+            r#""blue""#,
+            "2",
+            "false",
+            r#""1""#,
+            r#"{"a":1}"#,
+            r#"{"a":1,"b":[2,1]}"#,
+            r#"{"a":1,"b":[1,2],"c":3}"#,
+            r#"[{"x":null},1]"#,
+            r#"[1,{"x":null},2]"#,
+            "[]",
+            "{}",
+        ],
+    );
+}
+
+#[test]
+fn enum_messages() {
+    assert_eq!(
+        message(r#"{"enum":["a","b",3]}"#, r#""c""#),
+        r#"arguments: must be one of "a", "b", 3"#
+    );
+    assert_eq!(
+        message(r#"{"enum":[{"a":1}]}"#, "1"),
+        "arguments: must be one of the allowed values"
+    );
+    assert_eq!(
+        message(r#"{"enum":[]}"#, "1"),
+        "arguments: must be one of the allowed values"
+    );
+}
+
+#[test]
+fn const_uses_json_equality() {
+    let schema = r#"{"const":{"k":[1,"\u00e9"],"z":false}}"#;
+    accepts(schema, &[r#"{"z":false,"k":[1.0,"é"]}"#]);
+    rejects(schema, &[r#"{"z":false,"k":[1,"e"]}"#, "null"]);
+    assert_eq!(
+        message(r#"{"const":"on"}"#, r#""off""#),
+        r#"arguments: must be "on""#
+    );
+    accepts(r#"{"const":null}"#, &["null"]);
+    rejects(r#"{"const":null}"#, &["0"]);
+    accepts(r#"{"const":-0}"#, &["0", "0.0"]);
+}
+
+#[test]
+fn numbers_compare_exactly() {
+    accepts(r#"{"const":9007199254740993}"#, &["9007199254740993"]);
+    rejects(r#"{"const":9007199254740993}"#, &["9007199254740992"]);
+    accepts(r#"{"maximum":9007199254740992}"#, &["9007199254740992"]);
+    rejects(r#"{"maximum":9007199254740992}"#, &["9007199254740993"]);
+    rejects(r#"{"maximum":1e400}"#, &["2e400"]);
+    accepts(r#"{"minimum":-1e400}"#, &["-1e399", "0"]);
+}
+
+// ---------------------------------------------------------------- numbers
+
+#[test]
+fn numeric_bounds() {
+    let schema = r#"{"minimum":1,"maximum":10}"#;
+    accepts(schema, &["1", "10", "5.5", "1.0", "1e1", r#""x""#]);
+    rejects(schema, &["0", "0.999", "10.0001", "-5", "1e2"]);
+    assert_eq!(message(schema, "11"), "arguments: must be <= 10");
+    let schema = r#"{"exclusiveMinimum":1,"exclusiveMaximum":10}"#;
+    accepts(schema, &["1.5", "9.99"]);
+    rejects(schema, &["1", "10", "1.0"]);
+    assert_eq!(message(schema, "1"), "arguments: must be > 1");
+    assert_eq!(message(schema, "10"), "arguments: must be < 10");
+    // Draft 4: booleans next to minimum/maximum.
+    let schema = r#"{"minimum":0,"exclusiveMinimum":true,"maximum":5,"exclusiveMaximum":false}"#;
+    accepts(schema, &["0.1", "5"]);
+    assert_eq!(message(schema, "0"), "arguments: must be > 0");
+    // The limit is shown as written.
+    assert_eq!(
+        message(r#"{"minimum":2.50}"#, "1"),
+        "arguments: must be >= 2.50"
+    );
+}
+
+// ---------------------------------------------------------------- strings
+
+#[test]
+fn string_lengths_count_code_points() {
+    let schema = r#"{"minLength":2,"maxLength":3}"#;
+    accepts(
+        schema,
+        &[
+            r#""ab""#,
+            r#""abc""#,
+            r#""é€""#,
+            r#""\u00e9\u20ac""#,
+            r#""😀😀😀""#,
+            r#""\ud83d\ude00\ud83d\ude00""#,
+            "5",
+        ],
+    );
+    rejects(
+        schema,
+        &[
+            r#""a""#,
+            r#""😀""#,
+            r#""\ud83d\ude00""#,
+            r#""abcd""#,
+            r#""a\nbc""#,
+        ],
+    );
+    assert_eq!(
+        message(schema, r#""abcd""#),
+        "arguments: must be at most 3 characters long"
+    );
+    assert_eq!(
+        message(r#"{"maxLength":1}"#, r#""ab""#),
+        "arguments: must be at most 1 character long"
+    );
+    accepts(r#"{"minLength":2.0}"#, &[r#""ab""#]);
+    accepts(r#"{"maxLength":1e30}"#, &[r#""abc""#]);
+}
+
+// ---------------------------------------------------------------- arrays
+
+#[test]
+fn items_and_counts() {
+    let schema = r#"{"type":"array","items":{"type":"string"},"minItems":1,"maxItems":3}"#;
+    accepts(schema, &[r#"["a"]"#, r#"["a","b","c"]"#]);
+    assert_eq!(
+        message(schema, "[]"),
+        "arguments: must have at least 1 item"
+    );
+    assert_eq!(
+        message(schema, r#"["a","b","c","d"]"#),
+        "arguments: must have at most 3 items"
+    );
+    assert_eq!(
+        message(
+            r#"{"properties":{"tags":{"items":{"type":"string"}}}}"#,
+            r#"{"tags":["a","b",3]}"#
+        ),
+        r#"argument "tags"[2]: must be string"#
+    );
+    rejects(r#"{"items":false}"#, &["[1]"]);
+    accepts(r#"{"items":false}"#, &["[]"]);
+}
+
+#[test]
+fn prefix_items_and_tuples() {
+    let schema =
+        r#"{"prefixItems":[{"type":"string"},{"type":"integer"}],"items":{"type":"null"}}"#;
+    accepts(
+        schema,
+        &["[]", r#"["a"]"#, r#"["a",1]"#, r#"["a",1,null,null]"#],
+    );
+    rejects(schema, &["[1]", r#"["a","b"]"#, r#"["a",1,2]"#]);
+    // Older drafts: `items` as an array is positional; the rest is unconstrained.
+    let schema = r#"{"items":[{"type":"string"},{"type":"integer"}]}"#;
+    accepts(schema, &[r#"["a",1,{},[]]"#]);
+    rejects(schema, &[r#"[1]"#]);
+}
+
+#[test]
+fn unique_items() {
+    let schema = r#"{"uniqueItems":true}"#;
+    accepts(
+        schema,
+        &["[]", "[1,2,3]", r#"[{"a":1},{"a":2}]"#, "[[1],[1,1]]"],
+    );
+    rejects(
+        schema,
+        &[
+            "[1,1.0]",
+            r#"[{"a":1,"b":2},{"b":2,"a":1}]"#,
+            r#"["x","\u0078"]"#,
+        ],
+    );
+    assert_eq!(
+        message(
+            r#"{"properties":{"v":{"uniqueItems":true}}}"#,
+            r#"{"v":[1,2,1]}"#
+        ),
+        r#"argument "v"[2]: must not contain duplicate items"#
+    );
+    accepts(r#"{"uniqueItems":false}"#, &["[1,1]"]);
+}
+
+// ---------------------------------------------------------------- combinators
+
+#[test]
+fn any_one_all_not() {
+    let any = r#"{"anyOf":[{"type":"string"},{"minimum":10}]}"#;
+    accepts(any, &[r#""x""#, "10", "null"]);
+    assert_eq!(
+        message(any, "5"),
+        "arguments: must match at least one of the allowed schemas"
+    );
+    let one = r#"{"oneOf":[{"type":"integer"},{"minimum":10}]}"#;
+    accepts(one, &["1", "10.5"]);
+    assert_eq!(
+        message(one, "10"),
+        "arguments: must match exactly one schema of oneOf, matched several"
+    );
+    assert_eq!(
+        message(one, "1.5"),
+        "arguments: must match exactly one schema of oneOf, matched none"
+    );
+    let all = r#"{"allOf":[{"type":"integer"},{"minimum":10}]}"#;
+    accepts(all, &["10", "11"]);
+    assert_eq!(message(all, "9"), "arguments: must be >= 10");
+    let not = r#"{"not":{"type":"null"}}"#;
+    accepts(not, &["1", "{}"]);
+    assert_eq!(
+        message(not, "null"),
+        "arguments: must not match the schema of not"
+    );
+}
+
+#[test]
+fn schema_errors_inside_combinators_are_not_swallowed() {
+    // A broken branch is an error even though another branch would match.
+    let reason = reason_of(r#"{"anyOf":[{"minimum":"x"},{}]}"#, "1");
+    assert_eq!(reason, Reason::BadSchema { keyword: "minimum" });
+    let reason = reason_of(r#"{"not":{"$ref":"https://example.com/s"}}"#, "1");
+    assert!(matches!(reason, Reason::UnsupportedRef { .. }));
+    let reason = reason_of(r#"{"oneOf":[{}, 7]}"#, "1");
+    assert_eq!(reason, Reason::BadSchema { keyword: "" });
+}
+
+#[test]
+fn boolean_schemas() {
+    accepts("true", &["1", "null", "{}"]);
+    assert_eq!(message("false", "1"), "arguments: is not allowed");
+    assert_eq!(
+        message(r#"{"properties":{"gone":false}}"#, r#"{"gone":1}"#),
+        r#"argument "gone": is not allowed"#
+    );
+    accepts("{}", &["1", "[]", r#""x""#]);
+}
+
+#[test]
+fn unknown_keywords_are_ignored() {
+    accepts(
+        r#"{"pattern":"^a$","format":"email","multipleOf":3,"x-custom":{"type":"null"},
+            "title":"T","description":"D","default":5,"examples":[1],"$schema":"x","$id":"y"}"#,
+        &[r#""zzz""#, "7"],
+    );
+    // A keyword name too long to be one we know is skipped, not refused.
+    accepts(
+        r#"{"aVeryLongKeywordNameNobodyDefines":1,"t\u0079pe":"string"}"#,
+        &[r#""x""#],
+    );
+    rejects(r#"{"t\u0079pe":"string"}"#, &["1"]);
+}
+
+// ---------------------------------------------------------------- $ref
+
+#[test]
+fn local_refs_resolve() {
+    let schema = r##"{
+        "$defs": {"pos": {"type":"integer","minimum":1}, "a/b": {"type":"string"}, "t~": {"type":"null"}},
+        "definitions": {"old": {"type":"boolean"}},
+        "properties": {
+            "n": {"$ref":"#/$defs/pos"},
+            "s": {"$ref":"#/$defs/a~1b"},
+            "z": {"$ref":"#/$defs/t~0"},
+            "b": {"$ref":"#/definitions/old"},
+            "deep": {"$ref":"#/properties/n"},
+            "first": {"$ref":"#/$defs/list/items/0"}
+        }
+    }"##;
+    accepts(
+        schema,
+        &[r#"{"n":1,"s":"x","z":null,"b":true,"deep":3}"#, "{}"],
+    );
+    assert_eq!(
+        message(schema, r#"{"n":0}"#),
+        r#"argument "n": must be >= 1"#
+    );
+    assert_eq!(
+        message(schema, r#"{"deep":0}"#),
+        r#"argument "deep": must be >= 1"#
+    );
+    rejects(schema, &[r#"{"s":1}"#, r#"{"z":1}"#, r#"{"b":1}"#]);
+    assert!(matches!(
+        reason_of(schema, r#"{"first":1}"#),
+        Reason::UnresolvedRef { .. }
+    ));
+    // Array indices in pointers.
+    let schema =
+        r##"{"$defs":{"list":[{"type":"string"},{"type":"null"}]},"$ref":"#/$defs/list/1"}"##;
+    accepts(schema, &["null"]);
+    rejects(schema, &["1"]);
+    for bad in [
+        "#/$defs/list/01",
+        "#/$defs/list/2",
+        "#/$defs/list/-1",
+        "#/$defs/list/",
+    ] {
+        let schema = format!(r#"{{"$defs":{{"list":[{{}},{{}}]}},"$ref":"{bad}"}}"#);
+        assert!(
+            matches!(reason_of(&schema, "1"), Reason::UnresolvedRef { .. }),
+            "{bad}"
+        );
+    }
+}
+
+#[test]
+fn ref_siblings_apply_too() {
+    let schema = r##"{"$defs":{"int":{"type":"integer"}},"$ref":"#/$defs/int","minimum":5}"##;
+    accepts(schema, &["5"]);
+    rejects(schema, &["4", "5.5"]);
+}
+
+#[test]
+fn recursive_schemas_validate_finite_instances() {
+    let tree = r##"{"type":"object","properties":{"value":{"type":"integer"},
+        "children":{"type":"array","items":{"$ref":"#"}}},"required":["value"]}"##;
+    accepts(
+        tree,
+        &[r#"{"value":1,"children":[{"value":2},{"value":3,"children":[{"value":4}]}]}"#],
+    );
+    assert_eq!(
+        message(
+            tree,
+            r#"{"value":1,"children":[{"value":2,"children":[{"value":"x"}]}]}"#
+        ),
+        r#"argument "children"[0]."children"[0]."value": must be integer"#
+    );
+}
+
+#[test]
+fn non_local_refs_are_refused_never_fetched() {
+    for reference in [
+        "https://example.com/schema.json",
+        "other.json#/$defs/a",
+        "#anchor",
+        "urn:x",
+        "",
+        "#/$defs/a~2",
+    ] {
+        let schema = format!(r#"{{"$defs":{{"a":{{}}}},"$ref":"{reference}"}}"#);
+        let violation = validate(j(&schema), j("1")).unwrap_err();
+        assert!(
+            matches!(violation.reason(), Reason::UnsupportedRef { .. }),
+            "{reference}"
+        );
+        assert!(violation.is_schema_error());
+        assert_eq!(
+            violation.to_string(),
+            format!("invalid schema: unsupported $ref \"{reference}\"")
+        );
+    }
+    assert_eq!(
+        message(r##"{"$ref":"#/$defs/missing"}"##, "1"),
+        r##"invalid schema: $ref "#/$defs/missing" does not resolve"##
+    );
+}
+
+#[test]
+fn ref_cycles_terminate() {
+    let cycles = [
+        r##"{"$ref":"#"}"##,
+        r##"{"$defs":{"a":{"$ref":"#/$defs/a"}},"$ref":"#/$defs/a"}"##,
+        r##"{"$defs":{"a":{"$ref":"#/$defs/b"},"b":{"$ref":"#/$defs/a"}},"$ref":"#/$defs/a"}"##,
+        r##"{"allOf":[{"$ref":"#"}]}"##,
+        r##"{"anyOf":[{"$ref":"#"},{"$ref":"#"}]}"##,
+        r##"{"oneOf":[{"$ref":"#"},{"$ref":"#"},{"$ref":"#"}]}"##,
+        r##"{"not":{"$ref":"#"}}"##,
+        r##"{"properties":{"a":{"$ref":"#/properties/a"}}}"##,
+    ];
+    for schema in cycles {
+        for instance in ["1", r#"{"a":1}"#] {
+            match validate(j(schema), j(instance)) {
+                Ok(()) => {}
+                Err(v) => assert!(
+                    matches!(v.reason(), Reason::TooDeep | Reason::TooComplex),
+                    "{schema} on {instance}: {v}"
+                ),
+            }
+        }
+    }
+    assert_eq!(reason_of(r##"{"$ref":"#"}"##, "1"), Reason::TooDeep);
+    assert_eq!(
+        message(r##"{"$ref":"#"}"##, "1"),
+        "invalid schema: nested too deeply"
+    );
+}
+
+#[test]
+fn exponential_schemas_run_out_of_steps() {
+    // Each level applies the next one twice: 2^40 applications without a budget.
+    let mut schema = String::from(r#"{"$defs":{"d40":{}"#);
+    for level in (0..40).rev() {
+        let next = level + 1;
+        schema.push_str(&format!(
+            r##","d{level}":{{"allOf":[{{"$ref":"#/$defs/d{next}"}},{{"$ref":"#/$defs/d{next}"}}]}}"##
+        ));
+    }
+    schema.push_str(r##"},"$ref":"#/$defs/d0"}"##);
+    let options = Options {
+        max_depth: 100,
+        ..Options::DEFAULT
+    };
+    let violation = validate_with(j(&schema), j("1"), &options).unwrap_err();
+    assert_eq!(violation.reason(), Reason::TooComplex);
+    assert_eq!(
+        violation.to_string(),
+        "invalid schema: too costly to evaluate"
+    );
+    // Same with anyOf whose branches all fail.
+    let mut schema = String::from(r#"{"$defs":{"d40":false"#);
+    for level in (0..40).rev() {
+        let next = level + 1;
+        schema.push_str(&format!(
+            r##","d{level}":{{"anyOf":[{{"$ref":"#/$defs/d{next}"}},{{"$ref":"#/$defs/d{next}"}}]}}"##
+        ));
+    }
+    schema.push_str(r##"},"$ref":"#/$defs/d0"}"##);
+    let violation = validate_with(j(&schema), j("1"), &options).unwrap_err();
+    assert_eq!(violation.reason(), Reason::TooComplex);
+}
+
+#[test]
+fn small_budgets_are_honoured() {
+    let options = Options {
+        max_depth: 32,
+        max_steps: 10,
+    };
+    let schema = r#"{"items":{"type":"integer"}}"#;
+    assert!(validate_with(j(schema), j("[1,2,3]"), &options).is_ok());
+    let many = format!("[{}1]", "1,".repeat(20));
+    assert_eq!(
+        validate_with(j(schema), j(&many), &options)
+            .unwrap_err()
+            .reason(),
+        Reason::TooComplex
+    );
+    let zero = Options {
+        max_depth: 0,
+        max_steps: 0,
+    };
+    assert_eq!(
+        validate_with(j("{}"), j("1"), &zero).unwrap_err().reason(),
+        Reason::TooComplex
+    );
+}
+
+// ---------------------------------------------------------------- adversarial schemas
+
+#[test]
+fn non_schema_values_are_schema_errors() {
+    for schema in [
+        "1",
+        "null",
+        r#""object""#,
+        "[]",
+        r#"[{"type":"string"}]"#,
+        "-0.5",
+    ] {
+        let violation = validate(j(schema), j("1")).unwrap_err();
+        assert_eq!(
+            violation.reason(),
+            Reason::BadSchema { keyword: "" },
+            "{schema}"
+        );
+        assert!(violation.is_schema_error());
+        assert_eq!(
+            violation.to_string(),
+            "invalid schema: a schema is neither an object nor a boolean"
+        );
+    }
+    // Nested non-schemas are found when reached.
+    let schema = r#"{"properties":{"a":3}}"#;
+    accepts(schema, &["{}", r#"{"b":1}"#]);
+    assert_eq!(
+        reason_of(schema, r#"{"a":1}"#),
+        Reason::BadSchema { keyword: "" }
+    );
+}
+
+#[test]
+fn wrong_typed_keywords_are_schema_errors() {
+    let cases = [
+        (r#"{"type":"strin"}"#, "type"),
+        (r#"{"type":1}"#, "type"),
+        (r#"{"type":[]}"#, "type"),
+        (r#"{"type":["string",1]}"#, "type"),
+        (r#"{"type":["string","nope"]}"#, "type"),
+        (r#"{"type":{"a":1}}"#, "type"),
+        (r#"{"type":"integerxx"}"#, "type"),
+        (r#"{"enum":"a"}"#, "enum"),
+        (r#"{"minimum":"1"}"#, "minimum"),
+        (r#"{"maximum":null}"#, "maximum"),
+        (r#"{"exclusiveMinimum":"1"}"#, "exclusiveMinimum"),
+        (r#"{"exclusiveMaximum":[]}"#, "exclusiveMaximum"),
+        (r#"{"minLength":-1}"#, "minLength"),
+        (r#"{"maxLength":1.5}"#, "maxLength"),
+        (r#"{"minItems":"2"}"#, "minItems"),
+        (r#"{"maxItems":-0.5}"#, "maxItems"),
+        (r#"{"minProperties":true}"#, "minProperties"),
+        (r#"{"maxProperties":{}}"#, "maxProperties"),
+        (r#"{"uniqueItems":1}"#, "uniqueItems"),
+        (r#"{"required":"a"}"#, "required"),
+        (r#"{"required":["a",1]}"#, "required"),
+        (r#"{"properties":[]}"#, "properties"),
+        (r#"{"additionalProperties":1}"#, "additionalProperties"),
+        (r#"{"items":"x"}"#, "items"),
+        (r#"{"prefixItems":{}}"#, "prefixItems"),
+        (r#"{"allOf":[]}"#, "allOf"),
+        (r#"{"anyOf":{}}"#, "anyOf"),
+        (r#"{"oneOf":null}"#, "oneOf"),
+        (r#"{"not":[]}"#, "not"),
+        (r#"{"$ref":1}"#, "$ref"),
+        (r#"{"$defs":[]}"#, "$defs"),
+        (r#"{"definitions":"x"}"#, "definitions"),
+    ];
+    for (schema, keyword) in cases {
+        let violation = validate(j(schema), j("1")).unwrap_err();
+        assert_eq!(
+            violation.reason(),
+            Reason::BadSchema { keyword },
+            "{schema}"
+        );
+        assert_eq!(
+            violation.to_string(),
+            format!("invalid schema: keyword \"{keyword}\" is malformed")
+        );
+        assert!(
+            check_schema(j(schema), &Options::DEFAULT).is_err(),
+            "{schema}"
+        );
+    }
+}
+
+#[test]
+fn deep_schemas_are_refused_not_overflowed() {
+    // 3000 nested `items`: far beyond the depth bound.
+    let depth = 3000;
+    let schema = format!("{}{{}}{}", r#"{"items":"#.repeat(depth), "}".repeat(depth));
+    let instance = format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+    assert_eq!(reason_of(&schema, &instance), Reason::TooDeep);
+    // Deep `not` chains do not need an instance to go deep.
+    let schema = format!("{}{{}}{}", r#"{"not":"#.repeat(depth), "}".repeat(depth));
+    assert_eq!(reason_of(&schema, "1"), Reason::TooDeep);
+    assert_eq!(
+        check_schema(j(&schema), &Options::DEFAULT)
+            .unwrap_err()
+            .reason(),
+        Reason::TooDeep
+    );
+    // Up to the bound works.
+    let schema = format!("{}{{}}{}", r#"{"not":"#.repeat(30), "}".repeat(30));
+    assert!(validate(j(&schema), j("1")).is_ok());
+}
+
+#[test]
+fn deep_values_in_enum_and_const_are_bounded() {
+    let depth = 2000;
+    let deep = format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+    let schema = format!(r#"{{"const":{deep}}}"#);
+    assert_eq!(reason_of(&schema, &deep), Reason::TooDeep);
+    let schema = format!(r#"{{"enum":[1,{deep}]}}"#);
+    assert_eq!(reason_of(&schema, &deep), Reason::TooDeep);
+    let pair = format!("[{deep},{deep}]");
+    assert_eq!(reason_of(r#"{"uniqueItems":true}"#, &pair), Reason::TooDeep);
+    // Shallow comparisons with deep values fail fast on kind or length.
+    assert!(run(r#"{"const":1}"#, &deep).is_err());
+}
+
+#[test]
+fn huge_numbers_in_keywords() {
+    accepts(
+        r#"{"maxItems":1e999,"minLength":0e999,"maximum":1e99999}"#,
+        &[r#""""#, "[]", "1"],
+    );
+    rejects(r#"{"minItems":1e999}"#, &["[1,2,3]"]);
+    accepts(
+        r#"{"minimum":-99999999999999999999999999999999999999999999999999}"#,
+        &["-1e49"],
+    );
+}
+
+// ---------------------------------------------------------------- check_schema
+
+#[test]
+fn check_schema_walks_everything() {
+    let good = r##"{"type":"object","$defs":{"p":{"type":"integer"}},
+        "properties":{"a":{"$ref":"#/$defs/p"},"b":{"items":[{},true],"prefixItems":[false]},
+        "c":{"anyOf":[{},{"not":{}}],"allOf":[{}],"oneOf":[{}]}},
+        "additionalProperties":{"type":"string"}}"##;
+    assert!(check_schema(j(good), &Options::DEFAULT).is_ok());
+    assert!(check_schema(j("true"), &Options::DEFAULT).is_ok());
+
+    let schema = r##"{"properties":{"a":{"properties":{"b":{"minimum":"x"}}}}}"##;
+    let violation = check_schema(j(schema), &Options::DEFAULT).unwrap_err();
+    assert_eq!(violation.reason(), Reason::BadSchema { keyword: "minimum" });
+    assert_eq!(
+        violation.path().to_string(),
+        r#""properties"."a"."properties"."b"."minimum""#
+    );
+
+    let schema = r##"{"$defs":{"x":{"anyOf":[{"$ref":"#/$defs/y"}]}}}"##;
+    let violation = check_schema(j(schema), &Options::DEFAULT).unwrap_err();
+    assert!(matches!(violation.reason(), Reason::UnresolvedRef { .. }));
+    assert_eq!(
+        violation.path().to_string(),
+        r#""$defs"."x"."anyOf"[0]."$ref""#
+    );
+
+    let schema = r##"{"properties":{"a":5}}"##;
+    let violation = check_schema(j(schema), &Options::DEFAULT).unwrap_err();
+    assert_eq!(violation.reason(), Reason::BadSchema { keyword: "" });
+    assert_eq!(violation.path().to_string(), r#""properties"."a""#);
+
+    assert!(check_schema(j("3"), &Options::DEFAULT).is_err());
+    // A cycle is fine for check_schema: references are resolved, not followed.
+    assert!(check_schema(j(r##"{"$ref":"#"}"##), &Options::DEFAULT).is_ok());
+}
+
+// ---------------------------------------------------------------- messages and types
+
+#[test]
+fn every_reason_displays() {
+    let root = j(r#"{"k":[1]}"#);
+    let number = j("3").as_number().unwrap();
+    let name = j(r#""n""#).as_str().unwrap();
+    let reasons = [
+        Reason::Type {
+            expected: TypeSet::STRING,
+        },
+        Reason::Enum {
+            allowed: j("[1]").as_array().unwrap(),
+        },
+        Reason::Const { expected: j("1") },
+        Reason::Minimum {
+            limit: number,
+            exclusive: false,
+        },
+        Reason::Maximum {
+            limit: number,
+            exclusive: true,
+        },
+        Reason::MinLength { limit: 1 },
+        Reason::MaxLength { limit: 2 },
+        Reason::MinItems { limit: 1 },
+        Reason::MaxItems { limit: 2 },
+        Reason::UniqueItems,
+        Reason::MinProperties { limit: 0 },
+        Reason::MaxProperties { limit: 1 },
+        Reason::Required { name },
+        Reason::NotAllowed,
+        Reason::AnyOf,
+        Reason::OneOfNone,
+        Reason::OneOfSeveral,
+        Reason::Not,
+        Reason::BadSchema { keyword: "type" },
+        Reason::UnsupportedRef { reference: name },
+        Reason::UnresolvedRef { reference: name },
+        Reason::TooDeep,
+        Reason::TooComplex,
+    ];
+    for reason in reasons {
+        let text = reason.to_string();
+        assert!(!text.is_empty());
+        let v = Violation::new(reason, root, root);
+        let _ = v.to_string();
+        let _ = format!("{v:?}");
+    }
+}
+
+#[test]
+fn type_set_behaves_as_a_set() {
+    let set = TypeSet::STRING.union(TypeSet::NULL);
+    assert!(set.contains(TypeSet::NULL));
+    assert!(!set.contains(TypeSet::NUMBER));
+    assert_eq!(set.to_string(), "string or null");
+    assert_eq!(format!("{set:?}"), r#"{"string", "null"}"#);
+    assert_eq!(TypeSet::from_name("integer"), Some(TypeSet::INTEGER));
+    assert_eq!(TypeSet::from_name("Integer"), None);
+    assert!(TypeSet::default().is_empty());
+    assert_eq!(TypeSet::default().to_string(), "");
+}
+
+#[test]
+fn violations_are_small_and_copy() {
+    fn is_copy<T: Copy>() {}
+    is_copy::<Violation<'static>>();
+    assert!(core::mem::size_of::<Violation<'static>>() <= 64);
+}
+
+#[test]
+fn a_tool_schema_from_the_spec() {
+    let schema = r#"{
+        "type": "object",
+        "properties": {
+            "location": {"type": "string", "description": "City name or zip code"},
+            "units": {"type": "string", "enum": ["celsius", "fahrenheit"]},
+            "days": {"type": "integer", "minimum": 1, "maximum": 7}
+        },
+        "required": ["location"],
+        "additionalProperties": false
+    }"#;
+    accepts(
+        schema,
+        &[
+            r#"{"location":"Paris"}"#,
+            r#"{"location":"10001","units":"celsius","days":7.0}"#,
+        ],
+    );
+    assert_eq!(
+        message(schema, r#"{"location":"Paris","units":"kelvin"}"#),
+        r#"argument "units": must be one of "celsius", "fahrenheit""#
+    );
+    assert_eq!(
+        message(schema, r#"{"location":"Paris","days":8}"#),
+        r#"argument "days": must be <= 7"#
+    );
+    assert_eq!(
+        message(schema, r#"{"location":"Paris","day":1}"#),
+        r#"argument "day": is not allowed"#
+    );
+    assert_eq!(
+        message(schema, r#"{"units":"celsius"}"#),
+        r#"argument "location": is required"#
+    );
+}
+
+// ---------------------------------------------------------------- never panics
+
+/// A tiny deterministic generator of JSON texts drawn from schema-ish vocabulary.
+struct Gen(u64);
+
+impl Gen {
+    fn next(&mut self) -> u64 {
+        // xorshift64*
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    fn pick<'s>(&mut self, items: &[&'s str]) -> &'s str {
+        items[(self.next() % items.len() as u64) as usize]
+    }
+
+    fn value(&mut self, out: &mut String, depth: u32) {
+        const KEYWORDS: &[&str] = &[
+            "type",
+            "enum",
+            "const",
+            "minimum",
+            "maximum",
+            "exclusiveMinimum",
+            "exclusiveMaximum",
+            "minLength",
+            "maxLength",
+            "items",
+            "prefixItems",
+            "minItems",
+            "maxItems",
+            "uniqueItems",
+            "properties",
+            "required",
+            "additionalProperties",
+            "allOf",
+            "anyOf",
+            "oneOf",
+            "not",
+            "$ref",
+            "$defs",
+            "definitions",
+            "a",
+            "b",
+            "x",
+            "minProperties",
+            "maxProperties",
+        ];
+        const SCALARS: &[&str] = &[
+            "0",
+            "1",
+            "-1",
+            "2.5",
+            "1e400",
+            "-0",
+            "1.0",
+            "3",
+            "true",
+            "false",
+            "null",
+            r#""string""#,
+            r#""integer""#,
+            r#""number""#,
+            r#""object""#,
+            r#""array""#,
+            r#""null""#,
+            r#""boolean""#,
+            r##""#""##,
+            r##""#/$defs/a""##,
+            r##""#/definitions/b""##,
+            r##""#/properties/a""##,
+            r#""a""#,
+            r#""b""#,
+            r#""\u00e9""#,
+            r#""http://x""#,
+            r##""#/$defs/a~1b""##,
+            r##""#/items/0""##,
+        ];
+        let choice = if depth > 6 { 0 } else { self.next() % 4 };
+        match choice {
+            0 => out.push_str(self.pick(SCALARS)),
+            1 => {
+                out.push('[');
+                let n = self.next() % 4;
+                for i in 0..n {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    self.value(out, depth + 1);
+                }
+                out.push(']');
+            }
+            _ => {
+                out.push('{');
+                let n = self.next() % 5;
+                let mut used: Vec<&str> = Vec::new();
+                for _ in 0..n {
+                    let key = self.pick(KEYWORDS);
+                    if used.contains(&key) {
+                        continue;
+                    }
+                    if !used.is_empty() {
+                        out.push(',');
+                    }
+                    used.push(key);
+                    out.push('"');
+                    out.push_str(key);
+                    out.push_str("\":");
+                    self.value(out, depth + 1);
+                }
+                out.push('}');
+            }
+        }
+    }
+}
+
+#[test]
+fn random_schemas_and_instances_never_panic() {
+    let mut g = Gen(0x9e37_79b9_7f4a_7c15);
+    let options = Options {
+        max_depth: 16,
+        max_steps: 5_000,
+    };
+    let mut outcomes = [0usize; 2];
+    for _ in 0..20_000 {
+        let mut schema = String::new();
+        let mut instance = String::new();
+        g.value(&mut schema, 0);
+        g.value(&mut instance, 0);
+        let (s, i) = (j(&schema), j(&instance));
+        let result = validate_with(s, i, &options);
+        outcomes[usize::from(result.is_err())] += 1;
+        if let Err(v) = result {
+            let _ = v.to_string();
+            let _ = v.path().segments().count();
+        }
+        if let Err(v) = check_schema(s, &options) {
+            let _ = v.to_string();
+        }
+        // The instance against itself as a schema, too.
+        let _ = validate_with(i, s, &options).map_err(|v| v.to_string());
+    }
+    assert!(outcomes[0] > 100 && outcomes[1] > 100, "{outcomes:?}");
+}
+
+#[test]
+fn rescanning_large_schemas_is_paid_for() {
+    // A 256 KiB description before the definitions: every `$ref` rescans it.
+    let padding = "x".repeat(256 * 1024);
+    let schema = format!(
+        r##"{{"description":"{padding}","items":{{"$ref":"#/$defs/item"}},"$defs":{{"item":{{"type":"integer"}}}}}}"##
+    );
+    let instance = format!("[{}0]", "0,".repeat(10_000));
+    assert_eq!(reason_of(&schema, &instance), Reason::TooComplex);
+    // A few items are fine.
+    assert!(run(&schema, "[1,2,3]").is_ok());
+}
+
+#[test]
+fn keyword_frames_stay_small() {
+    assert!(core::mem::size_of::<super::keywords::Keywords<'static>>() <= 512);
+}

@@ -1,0 +1,450 @@
+//! The validator: applies a schema to a value, recursively, within a depth and a step budget.
+
+use core::cmp::Ordering;
+
+use crate::json::{Array, JsonStr, Kind, Number, Object, Value};
+
+use super::Options;
+use super::decimal::Decimal;
+use super::keywords::{Bound, Keywords, schema_value};
+use super::lookup::find_member;
+use super::pointer::{RefError, resolve};
+use super::violation::{Reason, Violation};
+
+/// One validation run: the roots, and what is left of the budget.
+pub(crate) struct Validator<'a> {
+    /// The root schema, which local `$ref`s resolve against.
+    schema_root: Value<'a>,
+    /// The root of the document paths are reported in (the instance, or the schema when
+    /// checking a schema).
+    report_root: Value<'a>,
+    max_depth: u16,
+    steps_left: u32,
+}
+
+type Outcome<'a> = Result<(), Violation<'a>>;
+
+/// A step of the budget is one schema application or comparison, plus one for every this
+/// many bytes of JSON scanned (views are lazy: looking a key up rescans the text).
+const BYTES_PER_STEP: usize = 64;
+
+impl<'a> Validator<'a> {
+    pub(crate) fn new(schema_root: Value<'a>, report_root: Value<'a>, options: &Options) -> Self {
+        Validator {
+            schema_root,
+            report_root,
+            max_depth: options.max_depth,
+            steps_left: options.max_steps,
+        }
+    }
+
+    fn fail(&self, reason: Reason<'a>, at: Value<'a>) -> Violation<'a> {
+        Violation::new(reason, self.report_root, at)
+    }
+
+    /// Checks the depth, then spends a step and the bytes about to be scanned.
+    fn enter(&mut self, depth: u16, at: Value<'a>, bytes: usize) -> Outcome<'a> {
+        if depth > self.max_depth {
+            return Err(self.fail(Reason::TooDeep, at));
+        }
+        self.spend(bytes, at)
+    }
+
+    /// Spends one step plus one per [`BYTES_PER_STEP`] bytes scanned.
+    fn spend(&mut self, bytes: usize, at: Value<'a>) -> Outcome<'a> {
+        let cost = u32::try_from(bytes / BYTES_PER_STEP)
+            .unwrap_or(u32::MAX)
+            .saturating_add(1);
+        match self.steps_left.checked_sub(cost) {
+            Some(left) => {
+                self.steps_left = left;
+                Ok(())
+            }
+            None => {
+                self.steps_left = 0;
+                Err(self.fail(Reason::TooComplex, at))
+            }
+        }
+    }
+
+    /// The member of `object` named `key`, paying for the scan.
+    fn member(
+        &mut self,
+        object: Object<'a>,
+        key: JsonStr<'_>,
+        at: Value<'a>,
+    ) -> Result<Option<Value<'a>>, Violation<'a>> {
+        let (found, scanned) = find_member(object, |k| k == key);
+        self.spend(scanned, at)?;
+        Ok(found)
+    }
+
+    /// Validates `inst` against `schema` (`depth` schemas deep).
+    pub(crate) fn node(&mut self, schema: Value<'a>, inst: Value<'a>, depth: u16) -> Outcome<'a> {
+        self.enter(depth, inst, schema.raw().len())?;
+        match schema.as_bool() {
+            Some(true) => return Ok(()),
+            Some(false) => return Err(self.fail(Reason::NotAllowed, inst)),
+            None => {}
+        }
+        let Some(object) = schema.as_object() else {
+            return Err(self.fail(Reason::BadSchema { keyword: "" }, inst));
+        };
+        let k = Keywords::collect(object)
+            .map_err(|keyword| self.fail(Reason::BadSchema { keyword }, inst))?;
+        let next = depth.saturating_add(1);
+
+        if let Some(expected) = k.types {
+            if !expected.accepts(inst) {
+                return Err(self.fail(Reason::Type { expected }, inst));
+            }
+        }
+        if let Some(allowed) = k.enumeration {
+            self.spend(allowed.as_value().raw().len(), inst)?;
+            let mut found = false;
+            for candidate in allowed {
+                if self.equal(candidate, inst, next)? {
+                    found = true;
+                    break;
+                }
+            }
+            if !found {
+                return Err(self.fail(Reason::Enum { allowed }, inst));
+            }
+        }
+        if let Some(expected) = k.constant {
+            if !self.equal(expected, inst, next)? {
+                return Err(self.fail(Reason::Const { expected }, inst));
+            }
+        }
+        match inst.kind() {
+            Kind::Number => self.number(&k, inst)?,
+            Kind::String => self.string(&k, inst)?,
+            Kind::Array => self.array(&k, inst, next)?,
+            Kind::Object => self.object(&k, inst, next)?,
+            Kind::Null | Kind::Bool => {}
+        }
+        if let Some(reference) = k.reference {
+            let (target, scanned) = resolve(self.schema_root, reference).map_err(|e| {
+                let reason = match e {
+                    RefError::Unsupported => Reason::UnsupportedRef { reference },
+                    RefError::Unresolved => Reason::UnresolvedRef { reference },
+                };
+                self.fail(reason, inst)
+            })?;
+            self.spend(scanned, inst)?;
+            self.node(target, inst, next)?;
+        }
+        if let Some(all) = k.all_of {
+            for sub in all {
+                self.node(sub, inst, next)?;
+            }
+        }
+        if let Some(any) = k.any_of {
+            if self.matches(any, inst, next, 1)? == 0 {
+                return Err(self.fail(Reason::AnyOf, inst));
+            }
+        }
+        if let Some(one) = k.one_of {
+            match self.matches(one, inst, next, 2)? {
+                0 => return Err(self.fail(Reason::OneOfNone, inst)),
+                1 => {}
+                _ => return Err(self.fail(Reason::OneOfSeveral, inst)),
+            }
+        }
+        if let Some(not) = k.not {
+            if self.matches_one(not, inst, next)? {
+                return Err(self.fail(Reason::Not, inst));
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether `inst` satisfies `schema`; problems of the schema still abort the whole run.
+    fn matches_one(
+        &mut self,
+        schema: Value<'a>,
+        inst: Value<'a>,
+        depth: u16,
+    ) -> Result<bool, Violation<'a>> {
+        match self.node(schema, inst, depth) {
+            Ok(()) => Ok(true),
+            Err(v) if v.is_schema_error() => Err(v),
+            Err(_) => Ok(false),
+        }
+    }
+
+    /// How many of `schemas` `inst` satisfies, counting no further than `stop_at`.
+    fn matches(
+        &mut self,
+        schemas: Array<'a>,
+        inst: Value<'a>,
+        depth: u16,
+        stop_at: usize,
+    ) -> Result<usize, Violation<'a>> {
+        let mut count = 0;
+        for sub in schemas {
+            if self.matches_one(sub, inst, depth)? {
+                count += 1;
+                if count >= stop_at {
+                    break;
+                }
+            }
+        }
+        Ok(count)
+    }
+
+    fn number(&mut self, k: &Keywords<'a>, inst: Value<'a>) -> Outcome<'a> {
+        let Some(value) = inst.as_number().and_then(|n| Decimal::parse(n.literal())) else {
+            return Ok(());
+        };
+        let check = |limit: Number<'a>, exclusive: bool, lower: bool| -> Option<Reason<'a>> {
+            let bound = Decimal::parse(limit.literal())?;
+            let order = value.compare(&bound);
+            let ok = match (lower, exclusive) {
+                (true, false) => order != Ordering::Less,
+                (true, true) => order == Ordering::Greater,
+                (false, false) => order != Ordering::Greater,
+                (false, true) => order == Ordering::Less,
+            };
+            (!ok).then_some(if lower {
+                Reason::Minimum { limit, exclusive }
+            } else {
+                Reason::Maximum { limit, exclusive }
+            })
+        };
+        let bounds = [
+            k.minimum
+                .map(|Bound { limit, exclusive }| (limit, exclusive, true)),
+            k.exclusive_minimum.map(|limit| (limit, true, true)),
+            k.maximum
+                .map(|Bound { limit, exclusive }| (limit, exclusive, false)),
+            k.exclusive_maximum.map(|limit| (limit, true, false)),
+        ];
+        for (limit, exclusive, lower) in bounds.into_iter().flatten() {
+            if let Some(reason) = check(limit, exclusive, lower) {
+                return Err(self.fail(reason, inst));
+            }
+        }
+        Ok(())
+    }
+
+    fn string(&mut self, k: &Keywords<'a>, inst: Value<'a>) -> Outcome<'a> {
+        if k.min_length.is_none() && k.max_length.is_none() {
+            return Ok(());
+        }
+        let Some(text) = inst.as_str() else {
+            return Ok(());
+        };
+        self.spend(inst.raw().len(), inst)?;
+        let length = text.char_count() as u64;
+        if let Some(limit) = k.min_length.filter(|&limit| length < limit) {
+            return Err(self.fail(Reason::MinLength { limit }, inst));
+        }
+        if let Some(limit) = k.max_length.filter(|&limit| length > limit) {
+            return Err(self.fail(Reason::MaxLength { limit }, inst));
+        }
+        Ok(())
+    }
+
+    fn array(&mut self, k: &Keywords<'a>, inst: Value<'a>, next: u16) -> Outcome<'a> {
+        let Some(array) = inst.as_array() else {
+            return Ok(());
+        };
+        // Counting and iterating each scan the array once.
+        self.spend(inst.raw().len().saturating_mul(2), inst)?;
+        if k.min_items.is_some() || k.max_items.is_some() {
+            let len = array.len() as u64;
+            if let Some(limit) = k.min_items.filter(|&limit| len < limit) {
+                return Err(self.fail(Reason::MinItems { limit }, inst));
+            }
+            if let Some(limit) = k.max_items.filter(|&limit| len > limit) {
+                return Err(self.fail(Reason::MaxItems { limit }, inst));
+            }
+        }
+        // Positional schemas: `prefixItems` (2020-12) or an `items` array (older drafts);
+        // then the `items` schema, if any, for the rest.
+        let (mut positional, rest) = match k.items.and_then(|items| items.as_array()) {
+            Some(tuple) => (Some(tuple.iter()), None),
+            None => (k.prefix_items.map(|p| p.iter()), k.items),
+        };
+        if positional.is_some() || rest.is_some() {
+            for item in array {
+                let schema = positional.as_mut().and_then(Iterator::next).or(rest);
+                if let Some(schema) = schema {
+                    self.node(schema, item, next)?;
+                }
+            }
+        }
+        if k.unique_items {
+            for (i, a) in array.iter().enumerate() {
+                for b in array.iter().skip(i + 1) {
+                    if self.equal(a, b, next)? {
+                        return Err(self.fail(Reason::UniqueItems, b));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn object(&mut self, k: &Keywords<'a>, inst: Value<'a>, next: u16) -> Outcome<'a> {
+        let Some(object) = inst.as_object() else {
+            return Ok(());
+        };
+        // Counting and iterating each scan the object once.
+        self.spend(inst.raw().len().saturating_mul(2), inst)?;
+        if k.min_properties.is_some() || k.max_properties.is_some() {
+            let len = object.len() as u64;
+            if let Some(limit) = k.min_properties.filter(|&limit| len < limit) {
+                return Err(self.fail(Reason::MinProperties { limit }, inst));
+            }
+            if let Some(limit) = k.max_properties.filter(|&limit| len > limit) {
+                return Err(self.fail(Reason::MaxProperties { limit }, inst));
+            }
+        }
+        if let Some(required) = k.required {
+            for name in required.iter().filter_map(|n| n.as_str()) {
+                if self.member(object, name, inst)?.is_none() {
+                    return Err(self.fail(Reason::Required { name }, inst));
+                }
+            }
+        }
+        if k.properties.is_none() && k.additional_properties.is_none() {
+            return Ok(());
+        }
+        for (key, value) in object {
+            let declared = match k.properties {
+                Some(properties) => self.member(properties, key, value)?,
+                None => None,
+            };
+            if let Some(schema) = declared.or(k.additional_properties) {
+                self.node(schema, value, next)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// JSON equality: objects compared as maps, numbers by numeric value, strings after
+    /// unescaping. Costs budget like a schema does, and is bounded by the same depth.
+    fn equal(&mut self, a: Value<'a>, b: Value<'a>, depth: u16) -> Result<bool, Violation<'a>> {
+        self.enter(depth, b, 0)?;
+        let (kind_a, kind_b) = (a.kind(), b.kind());
+        if kind_a != kind_b {
+            return Ok(false);
+        }
+        if matches!(kind_a, Kind::String | Kind::Array | Kind::Object) {
+            self.spend(a.raw().len().saturating_add(b.raw().len()), b)?;
+        }
+        let next = depth.saturating_add(1);
+        Ok(match kind_a {
+            Kind::Null | Kind::Bool => a.raw() == b.raw(),
+            Kind::Number => {
+                let parsed = |v: Value<'a>| v.as_number().and_then(|n| Decimal::parse(n.literal()));
+                match (parsed(a), parsed(b)) {
+                    (Some(x), Some(y)) => x.compare(&y) == Ordering::Equal,
+                    _ => a.raw() == b.raw(),
+                }
+            }
+            Kind::String => a.as_str() == b.as_str(),
+            Kind::Array => {
+                let (Some(x), Some(y)) = (a.as_array(), b.as_array()) else {
+                    return Ok(false);
+                };
+                let (mut xs, mut ys) = (x.iter(), y.iter());
+                loop {
+                    match (xs.next(), ys.next()) {
+                        (None, None) => break true,
+                        (Some(p), Some(q)) => {
+                            if !self.equal(p, q, next)? {
+                                break false;
+                            }
+                        }
+                        _ => break false,
+                    }
+                }
+            }
+            Kind::Object => {
+                let (Some(x), Some(y)) = (a.as_object(), b.as_object()) else {
+                    return Ok(false);
+                };
+                // Keys are unique (the scanner rejects duplicates), so equal sizes and every
+                // member of one found equal in the other make the two equal.
+                if x.len() != y.len() {
+                    return Ok(false);
+                }
+                for (key, p) in x {
+                    let Some(q) = self.member(y, key, b)? else {
+                        return Ok(false);
+                    };
+                    if !self.equal(p, q, next)? {
+                        return Ok(false);
+                    }
+                }
+                true
+            }
+        })
+    }
+
+    /// Checks `schema` and everything under it for malformed keywords and `$ref`s that do not
+    /// resolve, without any instance.
+    pub(crate) fn check(&mut self, schema: Value<'a>, depth: u16) -> Outcome<'a> {
+        self.enter(depth, schema, schema.raw().len())?;
+        if schema.kind() == Kind::Bool {
+            return Ok(());
+        }
+        let Some(object) = schema.as_object() else {
+            return Err(self.fail(Reason::BadSchema { keyword: "" }, schema));
+        };
+        let k = Keywords::collect(object).map_err(|keyword| {
+            let at = object
+                .iter()
+                .find(|(key, _)| key.eq_str(keyword))
+                .map_or(schema, |(_, v)| v);
+            self.fail(Reason::BadSchema { keyword }, at)
+        })?;
+        let next = depth.saturating_add(1);
+        if let Some(reference) = k.reference {
+            let at = object.get("$ref").unwrap_or(schema);
+            match resolve(self.schema_root, reference) {
+                Ok((_, scanned)) => self.spend(scanned, at)?,
+                Err(RefError::Unsupported) => {
+                    return Err(self.fail(Reason::UnsupportedRef { reference }, at));
+                }
+                Err(RefError::Unresolved) => {
+                    return Err(self.fail(Reason::UnresolvedRef { reference }, at));
+                }
+            }
+        }
+        let single = [
+            k.additional_properties,
+            k.items.filter(|i| i.kind() != Kind::Array),
+            k.not,
+        ];
+        for sub in single.into_iter().flatten() {
+            self.check(sub, next)?;
+        }
+        let lists = [
+            k.items.and_then(|i| i.as_array()),
+            k.prefix_items,
+            k.all_of,
+            k.any_of,
+            k.one_of,
+        ];
+        for list in lists.into_iter().flatten() {
+            for sub in list {
+                self.check(sub, next)?;
+            }
+        }
+        let maps = [k.properties, k.defs[0], k.defs[1]];
+        for map in maps.into_iter().flatten() {
+            for (_, sub) in map {
+                if schema_value(sub).is_none() {
+                    return Err(self.fail(Reason::BadSchema { keyword: "" }, sub));
+                }
+                self.check(sub, next)?;
+            }
+        }
+        Ok(())
+    }
+}
