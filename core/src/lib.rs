@@ -1,13 +1,53 @@
 //! # snodo-core
 //!
 //! A `no_std`, allocation-free, sans-IO core for Model Context Protocol servers speaking
-//! revision 2026-07-28.
+//! revision 2026-07-28, with multi round-trip requests (MRTR) as a first-class result.
+//!
+//! The same code answers requests in a microcontroller's firmware and in a host server. It
+//! never reads a clock, a socket or a random number generator, and never allocates: the
+//! caller owns the input and output buffers, and brings the time and the caller's identity
+//! with every round ([`server::Round`]).
+//!
+//! # A round
+//!
+//! One request round is one JSON-RPC message in and one out (plus request-scoped
+//! notifications such as progress before it):
+//!
+//! 1. [`server::Server::accept`] parses and admits the message: JSON within
+//!    [`json::Limits`], the JSON-RPC envelope ([`rpc`]), the 2026-07-28 `_meta`
+//!    ([`protocol::admit`]), the method and the capability it belongs to, the retry
+//!    envelope. Errors, `server/discover` and lists are answered here.
+//! 2. Tool calls, resource reads, prompt gets and completions come back as a typed
+//!    [`server::Call`]. The adapter starts a reply (`call.reply(out, notifier)`) and runs
+//!    the application's handler — synchronously in firmware, as a future on a host. The
+//!    handler reads its arguments and any answers from the client ([`mrtr`]), opens and
+//!    seals request state ([`state`]), and writes its result straight into the output buffer,
+//!    returning [`server::Done`] or an [`server::Error`].
+//! 3. `call.finish(out, outcome)` admits the outcome — an `input_required` result only for
+//!    tools, resources and prompts, only with input requests this request's client declared
+//!    capabilities for, a final result that matches the tool's output schema — and closes
+//!    the response with `resultType` and the server's identity.
+//!
+//! [`server::Server::handle`] runs all three for a synchronous [`server::Handler`].
+//!
+//! # Invariants
+//!
+//! - Nothing of a round outlives it: a server holds no per-request memory, and partial
+//!   progress travels in the request itself as a signed `requestState` token.
+//! - No input panics: every path from untrusted bytes returns an error, and fuzz targets
+//!   keep it so.
+//! - A buffer that is too small is an explicit error with the size that was needed, never a
+//!   truncation.
+//! - Every capacity is a constant or a configuration value: see [`json::Limits`],
+//!   [`state::MAX_TOKEN_LEN`], [`state::KeyRing::CAPACITY`].
 #![no_std]
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 #[cfg(test)]
 extern crate std;
+
+mod log;
 
 pub mod json;
 pub mod mrtr;

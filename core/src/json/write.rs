@@ -285,6 +285,18 @@ impl<'b> Writer<'b> {
         self
     }
 
+    /// The unused rest of the buffer, for code that writes bytes itself; follow with
+    /// [`Writer::advance`].
+    pub fn spare(&mut self) -> &mut [u8] {
+        let start = self.len.min(self.buf.len());
+        &mut self.buf[start..]
+    }
+
+    /// Counts `n` bytes written into [`Writer::spare`] (or needed, when they did not fit).
+    pub fn advance(&mut self, n: usize) {
+        self.len += n;
+    }
+
     /// A writer over the unused tail of the buffer, for a message written beside this one.
     pub fn tail(&mut self) -> Writer<'_> {
         let start = self.len.min(self.buf.len());

@@ -3,5 +3,14 @@
 
 pub mod check;
 mod error;
+mod outcome;
+mod request;
+mod response;
+mod state;
 
+pub use check::elicit_result::Action;
 pub use error::BuildError;
+pub use outcome::InputRequired;
+pub use request::{CreateMessage, Elicitation, InputRequest, ListRoots};
+pub use response::{Ask, ElicitAnswer, INVALID_RESPONSE, Response, Roots, SampledMessage};
+pub use state::INVALID_STATE;

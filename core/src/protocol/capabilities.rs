@@ -76,7 +76,13 @@ impl ClientCapabilities {
         let caps = v.as_object()?;
         let mut set = Self::NONE;
         for (key, value) in caps {
-            let known = ["elicitation", "sampling", "roots", "experimental", "extensions"];
+            let known = [
+                "elicitation",
+                "sampling",
+                "roots",
+                "experimental",
+                "extensions",
+            ];
             if !known.iter().any(|k| key.eq_str(k)) {
                 continue;
             }

@@ -41,12 +41,18 @@ impl LogLevel {
     ];
 
     fn from_name(name: JsonStr<'_>) -> Option<Self> {
-        Self::ALL.iter().find(|(n, _)| name.eq_str(n)).map(|&(_, l)| l)
+        Self::ALL
+            .iter()
+            .find(|(n, _)| name.eq_str(n))
+            .map(|&(_, l)| l)
     }
 
     /// The wire name.
     pub fn name(self) -> &'static str {
-        Self::ALL.iter().find(|(_, l)| *l == self).map_or("", |(n, _)| n)
+        Self::ALL
+            .iter()
+            .find(|(_, l)| *l == self)
+            .map_or("", |(n, _)| n)
     }
 }
 
@@ -94,9 +100,11 @@ pub fn admit<'a>(params: Option<Object<'a>>) -> Result<RequestMeta<'a>, MetaErro
         .ok_or(MetaError::Invalid(
             "io.modelcontextprotocol/protocolVersion must be a string",
         ))?;
-    let capabilities = meta.get(META_CLIENT_CAPABILITIES).ok_or(MetaError::Invalid(
-        "params._meta must carry io.modelcontextprotocol/clientCapabilities",
-    ))?;
+    let capabilities = meta
+        .get(META_CLIENT_CAPABILITIES)
+        .ok_or(MetaError::Invalid(
+            "params._meta must carry io.modelcontextprotocol/clientCapabilities",
+        ))?;
     if !SUPPORTED_VERSIONS.iter().any(|v| version.eq_str(v)) {
         return Err(MetaError::UnsupportedVersion(version));
     }
@@ -114,12 +122,9 @@ pub fn admit<'a>(params: Option<Object<'a>>) -> Result<RequestMeta<'a>, MetaErro
     };
     let log_level = match meta.get(META_LOG_LEVEL) {
         None => None,
-        Some(level) => Some(
-            level
-                .as_str()
-                .and_then(LogLevel::from_name)
-                .ok_or(MetaError::Invalid("io.modelcontextprotocol/logLevel is not a log level"))?,
-        ),
+        Some(level) => Some(level.as_str().and_then(LogLevel::from_name).ok_or(
+            MetaError::Invalid("io.modelcontextprotocol/logLevel is not a log level"),
+        )?),
     };
     Ok(RequestMeta {
         protocol_version: version,

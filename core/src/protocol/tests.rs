@@ -2,7 +2,10 @@ use super::*;
 use crate::json::{Limits, Writer, parse};
 
 fn params(text: &str) -> crate::json::Object<'_> {
-    parse(text.as_bytes(), &Limits::default()).unwrap().as_object().unwrap()
+    parse(text.as_bytes(), &Limits::default())
+        .unwrap()
+        .as_object()
+        .unwrap()
 }
 
 fn caps(text: &str) -> Option<ClientCapabilities> {
@@ -30,7 +33,9 @@ fn refuses_missing_or_unsupported_fields() {
     let old = params(
         r#"{"_meta":{"io.modelcontextprotocol/protocolVersion":"2025-11-25","io.modelcontextprotocol/clientCapabilities":{}}}"#,
     );
-    assert!(matches!(admit(Some(old)), Err(MetaError::UnsupportedVersion(v)) if v.eq_str("2025-11-25")));
+    assert!(
+        matches!(admit(Some(old)), Err(MetaError::UnsupportedVersion(v)) if v.eq_str("2025-11-25"))
+    );
     let bad_caps = params(
         r#"{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"sampling":true}}}"#,
     );
@@ -42,10 +47,22 @@ fn reads_capability_bits() {
     type C = ClientCapabilities;
     assert_eq!(caps("{}"), Some(C::NONE));
     assert_eq!(caps(r#"{"elicitation":{}}"#), Some(C::ELICITATION_FORM));
-    assert_eq!(caps(r#"{"elicitation":{"url":{}}}"#), Some(C::ELICITATION_URL));
     assert_eq!(
-        caps(r#"{"elicitation":{"url":{},"form":{}},"sampling":{"tools":{},"context":{}},"roots":{}}"#),
-        Some(C::ELICITATION_FORM.union(C::ELICITATION_URL).union(C::SAMPLING).union(C::SAMPLING_TOOLS).union(C::SAMPLING_CONTEXT).union(C::ROOTS))
+        caps(r#"{"elicitation":{"url":{}}}"#),
+        Some(C::ELICITATION_URL)
+    );
+    assert_eq!(
+        caps(
+            r#"{"elicitation":{"url":{},"form":{}},"sampling":{"tools":{},"context":{}},"roots":{}}"#
+        ),
+        Some(
+            C::ELICITATION_FORM
+                .union(C::ELICITATION_URL)
+                .union(C::SAMPLING)
+                .union(C::SAMPLING_TOOLS)
+                .union(C::SAMPLING_CONTEXT)
+                .union(C::ROOTS)
+        )
     );
     assert_eq!(caps(r#"{"elicitation":{"form":1}}"#), None);
     assert_eq!(caps(r#"[]"#), None);
@@ -56,7 +73,9 @@ fn reads_capability_bits() {
 fn writes_required_capabilities_deterministically() {
     let mut buf = [0u8; 128];
     let mut w = Writer::new(&mut buf);
-    ClientCapabilities::SAMPLING_TOOLS.union(ClientCapabilities::ROOTS).write(&mut w);
+    ClientCapabilities::SAMPLING_TOOLS
+        .union(ClientCapabilities::ROOTS)
+        .write(&mut w);
     let n = w.finish().unwrap();
     assert_eq!(&buf[..n], br#"{"sampling":{"tools":{}},"roots":{}}"#);
 }

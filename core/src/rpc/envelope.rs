@@ -82,7 +82,11 @@ pub fn parse<'a>(bytes: &'a [u8], limits: &Limits) -> Result<Incoming<'a>, Rejec
             }
         },
     };
-    if !msg.get("jsonrpc").and_then(|v| v.as_str()).is_some_and(|v| v.eq_str("2.0")) {
+    if !msg
+        .get("jsonrpc")
+        .and_then(|v| v.as_str())
+        .is_some_and(|v| v.eq_str("2.0"))
+    {
         return Err(Rejected::invalid(id, "jsonrpc must be \"2.0\""));
     }
     let Some(method) = msg.get("method") else {

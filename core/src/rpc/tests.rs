@@ -13,10 +13,16 @@ fn classifies_messages() {
         Ok(Incoming::Request(Request { id: Id::Num(7), .. }))
     ));
     assert!(matches!(
-        parse(br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{}}"#, &l),
+        parse(
+            br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{}}"#,
+            &l
+        ),
         Ok(Incoming::Notification(_))
     ));
-    assert!(matches!(parse(br#"{"jsonrpc":"2.0","id":"x","result":{}}"#, &l), Ok(Incoming::Response)));
+    assert!(matches!(
+        parse(br#"{"jsonrpc":"2.0","id":"x","result":{}}"#, &l),
+        Ok(Incoming::Response)
+    ));
 }
 
 #[test]
@@ -25,11 +31,29 @@ fn rejects_what_is_not_a_request() {
     assert_eq!(reject("[]").code, ErrorCode::INVALID_REQUEST);
     assert_eq!(reject("3").code, ErrorCode::INVALID_REQUEST);
     let r = reject(r#"{"jsonrpc":"1.0","id":1,"method":"x"}"#);
-    assert_eq!((r.code, r.id), (ErrorCode::INVALID_REQUEST, Some(Id::Num(1))));
-    assert_eq!(reject(r#"{"jsonrpc":"2.0","id":1,"method":5}"#).code, ErrorCode::INVALID_REQUEST);
-    assert_eq!(reject(r#"{"jsonrpc":"2.0","id":1.5,"method":"x"}"#).id, None);
-    assert_eq!(reject(r#"{"jsonrpc":"2.0","id":null,"method":"x"}"#).id, None);
-    let long = std::format!(r#"{{"jsonrpc":"2.0","id":"{}","method":"x"}}"#, "a".repeat(257));
+    assert_eq!(
+        (r.code, r.id),
+        (ErrorCode::INVALID_REQUEST, Some(Id::Num(1)))
+    );
+    assert_eq!(
+        reject(r#"{"jsonrpc":"2.0","id":1,"method":5}"#).code,
+        ErrorCode::INVALID_REQUEST
+    );
+    assert_eq!(
+        reject(r#"{"jsonrpc":"2.0","id":1.5,"method":"x"}"#).id,
+        None
+    );
+    assert_eq!(
+        reject(r#"{"jsonrpc":"2.0","id":null,"method":"x"}"#).id,
+        None
+    );
+    let long = std::format!(
+        r#"{{"jsonrpc":"2.0","id":"{}","method":"x"}}"#,
+        "a".repeat(257)
+    );
     assert_eq!(reject(&long).code, ErrorCode::INVALID_REQUEST);
-    assert_eq!(reject(r#"{"jsonrpc":"2.0","id":1,"method":"x","params":[]}"#).code, ErrorCode::INVALID_REQUEST);
+    assert_eq!(
+        reject(r#"{"jsonrpc":"2.0","id":1,"method":"x","params":[]}"#).code,
+        ErrorCode::INVALID_REQUEST
+    );
 }

@@ -122,6 +122,7 @@ impl<'c, A: Registry> Server<'c, A> {
                 w.finish().map(Accepted::Replied)
             }
             Err(refusal) => {
+                crate::log::debug!("request refused before any handler ran");
                 refusal.write(&mut w, request.id);
                 w.finish().map(Accepted::Replied)
             }

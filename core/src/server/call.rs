@@ -2,7 +2,7 @@
 
 use core::ops::Deref;
 
-use super::reply::{Done, Notify, Reply, Shape, whole_error};
+use super::reply::{Done, Reply, Shape, whole_error};
 use super::{
     Error, ErrorKind, Notifier, Prompt, RequestContext, Resource, ResourceTemplate, Tool,
     uri_template,
@@ -49,7 +49,7 @@ impl<'a> ToolCall<'a> {
     where
         'a: 'o,
     {
-        Reply::start(out, self.ctx.id, notify(&self.ctx, notifier), None)
+        Reply::start(out, self.ctx, notifier, None)
     }
 
     /// Admits the handler's outcome and completes the response in `out`; returns its length.
@@ -120,12 +120,7 @@ impl<'a> ResourceRead<'a> {
     where
         'a: 'o,
     {
-        Reply::start(
-            out,
-            self.ctx.id,
-            notify(&self.ctx, notifier),
-            Some(self.uri_json),
-        )
+        Reply::start(out, self.ctx, notifier, Some(self.uri_json))
     }
 
     /// Admits the handler's outcome and completes the response in `out`.
@@ -185,7 +180,7 @@ impl<'a> PromptGet<'a> {
     where
         'a: 'o,
     {
-        Reply::start(out, self.ctx.id, notify(&self.ctx, notifier), None)
+        Reply::start(out, self.ctx, notifier, None)
     }
 
     /// Admits the handler's outcome and completes the response in `out`.
@@ -254,7 +249,7 @@ impl<'a> Completion<'a> {
     where
         'a: 'o,
     {
-        Reply::start(out, self.ctx.id, notify(&self.ctx, notifier), None)
+        Reply::start(out, self.ctx, notifier, None)
     }
 
     /// Admits the handler's outcome and completes the response in `out`.
@@ -313,17 +308,6 @@ impl<'a> Call<'a> {
     }
 }
 
-fn notify<'o, 'a: 'o>(
-    ctx: &RequestContext<'a>,
-    sink: Option<&'o mut (dyn Notifier + Send + 'o)>,
-) -> Notify<'o> {
-    Notify {
-        sink,
-        progress_token: ctx.meta.progress_token,
-        log_level: ctx.meta.log_level,
-    }
-}
-
 /// How `finish` treats an outcome for a kind of call.
 #[derive(Clone, Copy)]
 struct FinishRules<'a> {
@@ -374,6 +358,61 @@ fn finish(
                 w.raw(b",");
             }
             write_trailer(&mut w, ctx.config, rules.cacheable);
+            w.raw(b"}");
+            match w.finish() {
+                Ok(n) => Ok(n),
+                Err(_) => internal(ctx, out, "the result does not fit in the output buffer"),
+            }
+        }
+        Ok(Done {
+            end,
+            shape:
+                Shape::InputRequired {
+                    requests,
+                    state,
+                    unmet,
+                },
+        }) if fits(end) => {
+            if !ctx.method.allows_input_required() {
+                return internal(
+                    ctx,
+                    out,
+                    "input_required is allowed only for tools/call, resources/read and prompts/get",
+                );
+            }
+            if requests.is_none() && !state {
+                return internal(
+                    ctx,
+                    out,
+                    "an input_required result needs inputRequests or requestState",
+                );
+            }
+            if let Some((start, end)) = requests {
+                let unique = out
+                    .get(start..end)
+                    .is_some_and(|b| crate::json::parse(b, &ctx.config.limits).is_ok());
+                if !unique {
+                    return internal(ctx, out, "inputRequests keys must be unique");
+                }
+            }
+            if !unmet.is_empty() {
+                let mut w = Writer::new(out);
+                whole_error(
+                    &mut w,
+                    Some(ctx.id),
+                    ErrorCode::MISSING_CLIENT_CAPABILITY,
+                    "Missing required client capability",
+                    Some(&|w: &mut Writer<'_>| {
+                        w.raw(b"{\"requiredCapabilities\":");
+                        unmet.write(w);
+                        w.raw(b"}");
+                    }),
+                );
+                return w.finish();
+            }
+            let mut w = Writer::resume(out, end);
+            w.raw(b",");
+            write_trailer_as(&mut w, ctx.config, "input_required", false);
             w.raw(b"}");
             match w.finish() {
                 Ok(n) => Ok(n),
@@ -444,7 +483,18 @@ fn check_output(
 /// Writes `"resultType":"complete"`, the cache hints when asked, and `_meta` with the server
 /// identity; the result object is left open.
 pub(crate) fn write_trailer(w: &mut Writer<'_>, config: &super::Config<'_>, cacheable: bool) {
-    w.raw(b"\"resultType\":\"complete\",");
+    write_trailer_as(w, config, "complete", cacheable);
+}
+
+fn write_trailer_as(
+    w: &mut Writer<'_>,
+    config: &super::Config<'_>,
+    result_type: &str,
+    cacheable: bool,
+) {
+    w.raw(b"\"resultType\":");
+    w.str(result_type);
+    w.raw(b",");
     if cacheable {
         w.raw(b"\"ttlMs\":");
         w.u64(config.ttl_ms);

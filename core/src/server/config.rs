@@ -1,6 +1,7 @@
 //! What a server says about itself and the knobs that shape its replies.
 
 use crate::json::{Limits, Writer};
+use crate::state::StateOptions;
 
 /// Name and version of the server software (`_meta["io.modelcontextprotocol/serverInfo"]`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -106,6 +107,8 @@ pub struct Config<'s> {
     pub ttl_ms: u64,
     /// `cacheScope` on cacheable results.
     pub cache_scope: CacheScope,
+    /// Keys and TTL for sealed request state (`None`: handlers cannot seal or open state).
+    pub state: Option<&'s StateOptions>,
 }
 
 impl<'s> Config<'s> {
@@ -122,6 +125,7 @@ impl<'s> Config<'s> {
             page_size: 50,
             ttl_ms: 60_000,
             cache_scope: CacheScope::Public,
+            state: None,
         }
     }
 
@@ -129,6 +133,13 @@ impl<'s> Config<'s> {
     #[must_use]
     pub const fn with_limits(mut self, limits: Limits) -> Self {
         self.limits = limits;
+        self
+    }
+
+    /// The same configuration with state keys.
+    #[must_use]
+    pub const fn with_state(mut self, state: &'s StateOptions) -> Self {
+        self.state = Some(state);
         self
     }
 

@@ -8,8 +8,9 @@
 
 use core::marker::PhantomData;
 
+use super::RequestContext;
 use super::notify::Notifier;
-use crate::json::{ArrayWriter, BufferTooSmall, JsonStr, ObjectWriter, Value, Writer};
+use crate::json::{ArrayWriter, BufferTooSmall, JsonStr, ObjectWriter, Writer};
 use crate::protocol::LogLevel;
 use crate::rpc::{ErrorCode, Id, write_error};
 
@@ -55,21 +56,41 @@ pub(crate) enum Shape {
     },
     /// A whole response (a JSON-RPC error the handler wrote).
     Whole,
+    /// An `input_required` result, still open.
+    InputRequired {
+        /// Span of the `inputRequests` object (checked for unique keys).
+        requests: Option<(usize, usize)>,
+        /// Whether `requestState` was written.
+        state: bool,
+        /// Capabilities the requests need that the request did not declare.
+        unmet: crate::protocol::ClientCapabilities,
+    },
 }
 
-/// Request-scoped notification plumbing carried by a reply.
-pub(crate) struct Notify<'o> {
-    pub(crate) sink: Option<&'o mut (dyn Notifier + Send + 'o)>,
-    pub(crate) progress_token: Option<Value<'o>>,
-    pub(crate) log_level: Option<LogLevel>,
+impl Done {
+    pub(crate) fn input_required(
+        end: usize,
+        requests: Option<(usize, usize)>,
+        state: bool,
+        unmet: crate::protocol::ClientCapabilities,
+    ) -> Done {
+        Done {
+            end,
+            shape: Shape::InputRequired {
+                requests,
+                state,
+                unmet,
+            },
+        }
+    }
 }
 
 /// A reply being written. `K` says which call it answers.
 pub struct Reply<'o, K> {
     w: Writer<'o>,
-    id: Id<'o>,
+    ctx: RequestContext<'o>,
     any: bool,
-    notify: Notify<'o>,
+    sink: Option<&'o mut (dyn Notifier + Send + 'o)>,
     uri: Option<JsonStr<'o>>,
     kind: PhantomData<K>,
 }
@@ -77,7 +98,7 @@ pub struct Reply<'o, K> {
 impl<K> core::fmt::Debug for Reply<'_, K> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("Reply")
-            .field("id", &self.id)
+            .field("id", &self.ctx.id)
             .field("written", &self.w.position())
             .finish_non_exhaustive()
     }
@@ -86,19 +107,19 @@ impl<K> core::fmt::Debug for Reply<'_, K> {
 impl<'o, K> Reply<'o, K> {
     pub(crate) fn start(
         out: &'o mut [u8],
-        id: Id<'o>,
-        notify: Notify<'o>,
+        ctx: RequestContext<'o>,
+        sink: Option<&'o mut (dyn Notifier + Send + 'o)>,
         uri: Option<JsonStr<'o>>,
     ) -> Self {
         let mut w = Writer::new(out);
         w.raw(b"{\"jsonrpc\":\"2.0\",\"id\":");
-        id.write(&mut w);
+        ctx.id.write(&mut w);
         w.raw(b",\"result\":{");
         Reply {
             w,
-            id,
+            ctx,
             any: false,
-            notify,
+            sink,
             uri,
             kind: PhantomData,
         }
@@ -134,11 +155,25 @@ impl<'o, K> Reply<'o, K> {
         self.done(false, None)
     }
 
+    /// Starts an `input_required` result: add input requests, then end with state (sealed or
+    /// not) or without. Only `tools/call`, `resources/read` and `prompts/get` may return one;
+    /// `finish` refuses it elsewhere (-32603) and refuses requests the client did not declare
+    /// capabilities for (-32021).
+    pub fn input_required(self) -> crate::mrtr::InputRequired<'o> {
+        crate::mrtr::InputRequired {
+            w: self.w,
+            ctx: self.ctx,
+            any_member: self.any,
+            requests: None,
+            unmet: crate::protocol::ClientCapabilities::NONE,
+        }
+    }
+
     /// Answers with a JSON-RPC error whose message is formatted (a typed failure).
     pub fn rpc_error(mut self, code: ErrorCode, message: core::fmt::Arguments<'_>) -> Done {
         self.w.rewind(0);
         self.w.raw(b"{\"jsonrpc\":\"2.0\",\"id\":");
-        self.id.write(&mut self.w);
+        self.ctx.id.write(&mut self.w);
         self.w.raw(b",\"error\":{\"code\":");
         self.w.i64(i64::from(code.0));
         self.w.raw(b",\"message\":");
@@ -152,7 +187,7 @@ impl<'o, K> Reply<'o, K> {
 
     /// Whether the client asked for progress on this request.
     pub fn wants_progress(&self) -> bool {
-        self.notify.progress_token.is_some() && self.notify.sink.is_some()
+        self.ctx.meta.progress_token.is_some() && self.sink.is_some()
     }
 
     /// Sends `notifications/progress` when the client asked for progress (otherwise does
@@ -163,8 +198,7 @@ impl<'o, K> Reply<'o, K> {
         total: Option<f64>,
         message: Option<&str>,
     ) -> Result<(), BufferTooSmall> {
-        let (Some(token), Some(sink)) = (self.notify.progress_token, self.notify.sink.as_mut())
-        else {
+        let (Some(token), Some(sink)) = (self.ctx.meta.progress_token, self.sink.as_mut()) else {
             return Ok(());
         };
         let mut n = self.w.tail();
@@ -195,7 +229,7 @@ impl<'o, K> Reply<'o, K> {
         logger: Option<&str>,
         message: core::fmt::Arguments<'_>,
     ) -> Result<(), BufferTooSmall> {
-        let (Some(wanted), Some(sink)) = (self.notify.log_level, self.notify.sink.as_mut()) else {
+        let (Some(wanted), Some(sink)) = (self.ctx.meta.log_level, self.sink.as_mut()) else {
             return Ok(());
         };
         if level < wanted {

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Sets up everything the tests need and runs them all, on a fresh machine with a Rust
+# toolchain and the package registries. CI runs exactly this (`.ci/run`).
+#
+#   FUZZ_SECONDS=20   seconds each fuzz target runs in the smoke (0 skips fuzzing)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+step() { printf '\n== %s ==\n' "$*"; }
+started=$(date +%s)
+
+step "format"
+cargo fmt --all -- --check
+
+step "clippy (all targets, warnings are errors)"
+cargo clippy --workspace --all-targets --locked -- -D warnings
+
+step "core builds without std, without features and with defmt"
+cargo build -p snodo-core --locked --no-default-features
+cargo build -p snodo-core --locked --features defmt
+
+step "tests"
+cargo test --workspace --locked 2>&1 | tee target/test-output.txt
+passed=$(grep -Eo '^test result: ok\. [0-9]+ passed' target/test-output.txt | awk '{s+=$4} END {print s+0}')
+failed=$(grep -Eo '[0-9]+ failed' target/test-output.txt | awk '{s+=$1} END {print s+0}')
+
+step "fuzz smoke"
+if [ "${FUZZ_SECONDS:-20}" != "0" ]; then
+  scripts/fuzz-smoke.sh
+fi
+
+step "summary"
+echo "elapsed: $(( $(date +%s) - started )) s"
+echo "cargo tests: ${passed} passed, ${failed} failed"
