@@ -1874,3 +1874,62 @@ fn a_server_holds_nothing_between_rounds() {
         assert_eq!(round(&s, &input), first);
     }
 }
+
+// ---------------------------------------------------------------------------------------
+// Output buffers that are too small
+// ---------------------------------------------------------------------------------------
+
+/// A buffer too small for the reply never panics and never truncates: the core either reports
+/// the size it needed or (for results a handler wrote) answers -32603 in what room there is.
+#[test]
+fn small_output_buffers_never_panic_or_truncate() {
+    let s = server();
+    let mut inputs = successful_requests();
+    inputs.extend([
+        "{".to_string(),
+        "[]".to_string(),
+        bare("a-string-id", "ping"),
+        call(20, "nope", json!({})),
+        call(21, "quota", json!({})),
+        read(22, "fixture://nope"),
+    ]);
+    for input in &inputs {
+        let mut big = vec![0u8; OUT_SIZE];
+        let Handled::Reply(full) = s.handle(input.as_bytes(), NOW, &mut big, None).unwrap() else {
+            panic!("{input} was not answered");
+        };
+        let full_reply = &big[..full];
+        let id = snodo_tests::harness::parse_output(full_reply)["id"].clone();
+        let handler_writes = successful_requests()[5..].contains(input);
+        for size in 0..=full + 2 {
+            let mut out = vec![0u8; size];
+            match s.handle(input.as_bytes(), NOW, &mut out, None) {
+                Ok(Handled::Reply(n)) if size >= full => {
+                    assert_eq!(&out[..n], full_reply, "{input} in {size} bytes");
+                }
+                Ok(Handled::Reply(n)) => {
+                    assert!(handler_writes, "{input}: a partial reply in {size} bytes");
+                    assert_reply(
+                        Some(snodo_tests::harness::parse_output(&out[..n])),
+                        error(id.clone(), INTERNAL_ERROR),
+                    );
+                }
+                Ok(other) => panic!("{input} in {size} bytes: {other:?}"),
+                Err(e) => {
+                    assert!(
+                        size < full,
+                        "{input}: refused {size} bytes though {full} suffice"
+                    );
+                    assert!(
+                        e.required > size,
+                        "{input}: required {} of {size}",
+                        e.required
+                    );
+                    if !handler_writes {
+                        assert_eq!(e.required, full, "{input} in {size} bytes");
+                    }
+                }
+            }
+        }
+    }
+}
