@@ -1933,3 +1933,47 @@ fn small_output_buffers_never_panic_or_truncate() {
         }
     }
 }
+
+// ---------------------------------------------------------------------------------------
+// The two phases give the same bytes as the one-call path
+// ---------------------------------------------------------------------------------------
+
+#[test]
+fn the_two_phase_round_writes_what_the_one_call_round_writes() {
+    use snodo_core::server::{Accepted, Call, Handler};
+    let s = server();
+    let mut inputs = successful_requests();
+    inputs.extend(failing_requests().into_iter().map(|(method, params)| {
+        let mut input = json!({"jsonrpc": "2.0", "id": 1, "method": method});
+        if let Some(params) = params {
+            input["params"] = params;
+        }
+        input.to_string()
+    }));
+    for input in &inputs {
+        let mut one = vec![0u8; OUT_SIZE];
+        let Handled::Reply(n) = s.handle(input.as_bytes(), NOW, &mut one, None).unwrap() else {
+            panic!("{input} was not answered");
+        };
+        let mut two = vec![0u8; OUT_SIZE];
+        let m = match s.accept(input.as_bytes(), NOW, &mut two).unwrap() {
+            Accepted::Replied(m) => m,
+            Accepted::Call(call) => {
+                let app = s.app();
+                let outcome = match &call {
+                    Call::Tool(c) => app.call_tool(c, c.reply(&mut two, None)),
+                    Call::Resource(c) => app.read_resource(c, c.reply(&mut two, None)),
+                    Call::Prompt(c) => app.get_prompt(c, c.reply(&mut two, None)),
+                    Call::Complete(c) => app.complete(c, c.reply(&mut two, None)),
+                };
+                call.finish(&mut two, outcome).unwrap()
+            }
+            other => panic!("{input}: {other:?}"),
+        };
+        assert_eq!(
+            String::from_utf8_lossy(&two[..m]),
+            String::from_utf8_lossy(&one[..n]),
+            "{input}"
+        );
+    }
+}
