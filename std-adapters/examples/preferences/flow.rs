@@ -1,0 +1,233 @@
+//! The read-only preference flow of the seed's example 20, as plain synchronous functions
+//! over `snodo-core`, shared by the tool `preference_preview`, the resource
+//! `preview://preferences` and the prompt `preference_prompt`, and by `reset_preview` and
+//! `url_preview`. Each leg either asks for one more answer (`input_required`) or finishes;
+//! partial answers travel in sealed state, never in hidden argument keys.
+
+use snodo_core::json::Writer;
+use snodo_core::mrtr::{Action, Elicitation, Response};
+use snodo_core::server::{Done, Error, Reply, RequestContext};
+use snodo_core::state::OPEN_SCRATCH_LEN;
+
+/// The question of the first leg.
+pub const COLOR_SCHEMA: &str = r#"{"type":"object","properties":{"color":{"type":"string","minLength":1}},"required":["color"]}"#;
+/// The question of the second leg.
+pub const STYLE_SCHEMA: &str = r#"{"type":"object","properties":{"style":{"type":"string","minLength":1}},"required":["style"]}"#;
+/// The question of `reset_preview`'s second leg.
+pub const LABEL_SCHEMA: &str = r#"{"type":"object","properties":{"label":{"type":"string","minLength":1}},"required":["label"]}"#;
+/// Where `url_preview` sends the user (nothing is fetched by the server).
+pub const PREVIEW_URL: &str = "https://example.com/preferences/preview";
+
+fn form(message: &'static str, schema: &'static str) -> Result<Elicitation<'static>, Error> {
+    Elicitation::form(message, schema).map_err(|_| Error::internal("invalid form"))
+}
+
+/// What one leg of a flow decided.
+pub enum Step<'b> {
+    /// Ask `request` under `key`, carrying `state` (JSON to seal) when given.
+    Ask {
+        key: &'static str,
+        request: Elicitation<'static>,
+        state: Option<&'b [u8]>,
+    },
+    /// Ask for URL consent under `consent`, without state.
+    AskUrl(Elicitation<'static>),
+    /// Carry only state, asking nothing (the client retries at once).
+    StateOnly(&'b [u8]),
+    /// Finish with this JSON text.
+    Final(&'b str),
+}
+
+/// Scratch space one leg needs: an open-state scratch, the state to seal, the final text.
+pub struct Scratch {
+    open: [u8; OPEN_SCRATCH_LEN],
+    state: [u8; 256],
+    text: [u8; 512],
+}
+
+impl Default for Scratch {
+    fn default() -> Self {
+        Scratch {
+            open: [0; OPEN_SCRATCH_LEN],
+            state: [0; 256],
+            text: [0; 512],
+        }
+    }
+}
+
+fn json<'b>(buf: &'b mut [u8], f: impl FnOnce(&mut Writer<'_>)) -> Result<&'b [u8], Error> {
+    let mut w = Writer::new(buf);
+    f(&mut w);
+    let n = w
+        .finish()
+        .map_err(|_| Error::internal("scratch too small"))?;
+    Ok(&buf[..n])
+}
+
+fn text(bytes: &[u8]) -> Result<&str, Error> {
+    core::str::from_utf8(bytes).map_err(|_| Error::internal("not UTF-8"))
+}
+
+/// `color`, then `style`; a declined or cancelled answer ends with `{"status":<action>}`.
+pub fn preferences<'b>(ctx: &RequestContext<'_>, s: &'b mut Scratch) -> Result<Step<'b>, Error> {
+    let color_form = form("Choose a color for a read-only preview", COLOR_SCHEMA)?;
+    let style_form = form("Choose a style for a read-only preview", STYLE_SCHEMA)?;
+    let state = ctx.open_state(&mut s.open)?;
+    let stage = state.and_then(|v| v.get("stage")).and_then(|v| v.as_str());
+    let Some(stage) = stage else {
+        // Leg 1: nothing yet. Ask for the color, marking where we are.
+        let state = json(&mut s.state, |w| {
+            w.object(|o| {
+                o.str("stage", "color");
+            });
+        })?;
+        return Ok(Step::Ask {
+            key: "color",
+            request: color_form,
+            state: Some(state),
+        });
+    };
+    if stage.eq_str("color") {
+        return match ctx.response("color", &color_form)? {
+            Response::Missing => {
+                let state = json(&mut s.state, |w| {
+                    w.object(|o| {
+                        o.str("stage", "color");
+                    });
+                })?;
+                Ok(Step::Ask {
+                    key: "color",
+                    request: color_form,
+                    state: Some(state),
+                })
+            }
+            Response::Answered(a) if a.accepted() => {
+                let color = a.str("color")?;
+                let state = json(&mut s.state, |w| {
+                    w.object(|o| {
+                        o.str("stage", "style");
+                        o.key("color").json_str(color);
+                    });
+                })?;
+                Ok(Step::Ask {
+                    key: "style",
+                    request: style_form,
+                    state: Some(state),
+                })
+            }
+            Response::Answered(a) => status(&mut s.text, a.action(), false),
+        };
+    }
+    let color = state
+        .and_then(|v| v.get("color"))
+        .and_then(|v| v.as_str())
+        .ok_or(snodo_core::mrtr::INVALID_STATE)?;
+    match ctx.response("style", &style_form)? {
+        Response::Missing => {
+            let state = json(&mut s.state, |w| {
+                w.object(|o| {
+                    o.str("stage", "style");
+                    o.key("color").json_str(color);
+                });
+            })?;
+            Ok(Step::Ask {
+                key: "style",
+                request: style_form,
+                state: Some(state),
+            })
+        }
+        Response::Answered(a) if a.accepted() => {
+            let style = a.str("style")?;
+            let done = json(&mut s.text, |w| {
+                w.object(|o| {
+                    o.key("color").json_str(color);
+                    o.key("style").json_str(style);
+                    o.str("status", "preview");
+                });
+            })?;
+            Ok(Step::Final(text(done)?))
+        }
+        Response::Answered(a) => status(&mut s.text, a.action(), false),
+    }
+}
+
+fn status(buf: &mut [u8], action: Action, discarded: bool) -> Result<Step<'_>, Error> {
+    let done = json(buf, |w| {
+        w.object(|o| {
+            o.str("status", action.name());
+            if discarded {
+                o.bool("stateDiscarded", true);
+            }
+        });
+    })?;
+    Ok(Step::Final(text(done)?))
+}
+
+/// A state-only result, then an input-only result asking `label` without state, then
+/// `{"status":<action>,"stateDiscarded":true}`.
+pub fn reset<'b>(ctx: &RequestContext<'_>, s: &'b mut Scratch) -> Result<Step<'b>, Error> {
+    let label_form = form("Name this preview", LABEL_SCHEMA)?;
+    if ctx.open_state(&mut s.open)?.is_some() {
+        // Leg 2: the state did its job; ask without state, so the client must drop it.
+        return Ok(Step::Ask {
+            key: "label",
+            request: label_form,
+            state: None,
+        });
+    }
+    match ctx.response("label", &label_form)? {
+        Response::Missing => {
+            let state = json(&mut s.state, |w| {
+                w.object(|o| {
+                    o.str("stage", "reset");
+                });
+            })?;
+            Ok(Step::StateOnly(state))
+        }
+        Response::Answered(a) => status(&mut s.text, a.action(), true),
+    }
+}
+
+/// Consent to open [`PREVIEW_URL`]; consent is not completion, so the external status stays
+/// `pending`.
+pub fn url_consent<'b>(ctx: &RequestContext<'_>, s: &'b mut Scratch) -> Result<Step<'b>, Error> {
+    let ask = Elicitation::url("Open the preview page to continue", PREVIEW_URL)
+        .map_err(|_| Error::internal("invalid URL"))?;
+    match ctx.response("consent", &ask)? {
+        Response::Missing => Ok(Step::AskUrl(ask)),
+        Response::Answered(a) => {
+            let done = json(&mut s.text, |w| {
+                w.object(|o| {
+                    o.str("consent", a.action().name());
+                    o.str("externalStatus", "pending");
+                });
+            })?;
+            Ok(Step::Final(text(done)?))
+        }
+    }
+}
+
+/// Writes a step through any reply: input requests and sealed state, or the final text via
+/// `finish` (which differs per kind of call).
+pub fn write<'o, K>(
+    reply: Reply<'o, K>,
+    step: Step<'_>,
+    finish: impl FnOnce(Reply<'o, K>, &str) -> Done,
+) -> Result<Done, Error> {
+    match step {
+        Step::Ask {
+            key,
+            request,
+            state,
+        } => {
+            let ir = reply.input_required().request(key, request);
+            match state {
+                Some(data) => ir.seal(data),
+                None => Ok(ir.done()),
+            }
+        }
+        Step::AskUrl(request) => Ok(reply.input_required().request("consent", request).done()),
+        Step::StateOnly(data) => reply.input_required().seal(data),
+        Step::Final(text) => Ok(finish(reply, text)),
+    }
+}
