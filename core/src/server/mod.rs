@@ -21,6 +21,7 @@ mod context;
 mod error;
 mod handler;
 mod lists;
+mod middleware;
 mod notify;
 mod registry;
 mod reply;
@@ -34,6 +35,7 @@ pub use config::{CacheScope, Config, ServerCapabilities, ServerInfo};
 pub use context::{Principal, RequestContext, Round};
 pub use error::{Error, ErrorKind};
 pub use handler::{Handled, Handler};
+pub use middleware::{Layered, Middleware};
 pub use notify::{Discard, Notifier};
 pub use registry::{Prompt, PromptArgument, Registry, Resource, ResourceTemplate, Tool};
 pub use reply::{
