@@ -1,1 +1,14 @@
 //! Structural checks of input requests (at build time) and of the client's answers.
+//!
+//! Everything here is a pure, total function over [`Value`](crate::json::Value) views: no
+//! heap, no recursion deeper than a fixed level or two, no panics whatever the input. A
+//! request the server builds is checked into a [`BuildError`](super::BuildError) naming what is
+//! wrong, so a bad request is a bug found when it is built and never a bad message on the wire.
+//! A client's answer is checked into a plain verdict: the caller turns a refusal into the
+//! generic -32602, which must not echo what the client sent.
+//!
+//! - [`format`]: the syntactic checks of the four string formats a form may name.
+
+pub mod format;
+
+mod util;
