@@ -8,7 +8,9 @@
 //! generic -32602, which must not echo what the client sent.
 //!
 //! - [`format`]: the syntactic checks of the four string formats a form may name.
+//! - [`url`]: the URL of a URL elicitation (`http`/`https` navigation only).
 
 pub mod format;
+pub mod url;
 
 mod util;
