@@ -7,9 +7,11 @@
 //! A client's answer is checked into a plain verdict: the caller turns a refusal into the
 //! generic -32602, which must not echo what the client sent.
 //!
+//! - [`form`]: the restricted flat schema of form elicitation and the content of an `accept`.
 //! - [`format`]: the syntactic checks of the four string formats a form may name.
 //! - [`url`]: the URL of a URL elicitation (`http`/`https` navigation only).
 
+pub mod form;
 pub mod format;
 pub mod url;
 

@@ -1,0 +1,158 @@
+//! The restricted flat schema of form elicitation, and the content of an `accept` answer.
+//!
+//! The spec limits a form's `requestedSchema` to "flat objects with primitive properties
+//! only" so that any client can render it as a simple form. The seed goes one step further
+//! and rejects every keyword outside that subset, so a schema a client could not render, or
+//! would render differently from what the server validates, fails when it is built:
+//!
+//! ```json
+//! {"type": "object", "properties": {...}, "required": [...]}
+//! ```
+//!
+//! with an optional `$schema` string, `title` and `description`, and each property one of:
+//!
+//! | kind            | keywords besides `title`, `description`, `default`                        |
+//! |-----------------|---------------------------------------------------------------------------|
+//! | string          | `type: "string"`, `minLength`, `maxLength`, `format` (email, uri, date, date-time) |
+//! | number, integer | `type: "number"`/`"integer"`, `minimum`, `maximum`                        |
+//! | boolean         | `type: "boolean"`                                                         |
+//! | single select   | `type: "string"` and either `enum` (with legacy `enumNames`) or titled `oneOf` of `{const, title}` |
+//! | multi select    | `type: "array"`, `items` (`{type: "string", enum}` or titled `{anyOf}`), `minItems`, `maxItems` |
+//!
+//! Lengths and item counts are non-negative integers with the minimum not above the maximum;
+//! integer bounds are integral; option values are non-empty lists of unique strings; a
+//! `default` must itself satisfy its property; `required` names declared properties once
+//! each. [`check_content`] then validates an `accept` answer against such a schema.
+
+mod options;
+mod property;
+
+use super::super::BuildError;
+use super::util::{only_keys, opt_str};
+use crate::json::{JsonStr, Object, Value};
+use property::Property;
+
+/// Checks that `schema` is a form `requestedSchema` of the restricted flat subset, naming the
+/// first problem found.
+pub fn check_schema(schema: Value<'_>) -> Result<(), BuildError> {
+    let o = schema
+        .as_object()
+        .ok_or(BuildError::new("form schema must be an object"))?;
+    if !only_keys(
+        o,
+        &[
+            "$schema",
+            "type",
+            "title",
+            "description",
+            "properties",
+            "required",
+        ],
+    ) {
+        return Err(BuildError::new(
+            "form schema has an unsupported keyword \
+             (allowed: $schema, type, title, description, properties, required)",
+        ));
+    }
+    if !o
+        .get("type")
+        .is_some_and(|t| t.as_str().is_some_and(|t| t.eq_str("object")))
+    {
+        return Err(BuildError::new("form schema type must be \"object\""));
+    }
+    if !opt_str(o, "$schema") {
+        return Err(BuildError::new("form schema $schema must be a string"));
+    }
+    if !opt_str(o, "title") || !opt_str(o, "description") {
+        return Err(BuildError::new(
+            "form schema title and description must be strings",
+        ));
+    }
+    let properties = o
+        .get("properties")
+        .ok_or(BuildError::new("form schema needs properties"))?
+        .as_object()
+        .ok_or(BuildError::new("form schema properties must be an object"))?;
+    for (_, property) in properties {
+        Property::check(property)?;
+    }
+    if let Some(required) = o.get("required") {
+        let required = required.as_array().ok_or(BuildError::new(
+            "form schema required must be an array of strings",
+        ))?;
+        for (i, name) in required.iter().enumerate() {
+            let name = name.as_str().ok_or(BuildError::new(
+                "form schema required must be an array of strings",
+            ))?;
+            if lookup(properties, name).is_none() {
+                return Err(BuildError::new(
+                    "form schema required names an undeclared property",
+                ));
+            }
+            let repeated = required
+                .iter()
+                .take(i)
+                .any(|earlier| earlier.as_str() == Some(name));
+            if repeated {
+                return Err(BuildError::new(
+                    "form schema required names a property twice",
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Whether `content`, the `content` of an `accept` answer, satisfies `schema`, a schema that
+/// passed [`check_schema`].
+///
+/// `content` must be an object; each declared property it holds must satisfy that property
+/// (string lengths count Unicode code points, formats get the [`format`](super::format)
+/// checks, integers must be integral, selections must be options of the schema, a multi
+/// select's items unique and within `minItems`..`maxItems`); every required property must be
+/// present. Keys the schema does not declare are ignored: the handler reads only the
+/// properties it asked for.
+///
+/// Total on any input: a schema that would not pass [`check_schema`] gives `false` or a
+/// verdict of no particular meaning, never a panic. The work is linear in the content, plus
+/// at most the number of options squared for a multi select.
+pub fn check_content(schema: Value<'_>, content: Value<'_>) -> bool {
+    let Some(properties) = schema.get("properties").and_then(|p| p.as_object()) else {
+        return false;
+    };
+    let Some(content) = content.as_object() else {
+        return false;
+    };
+    for (name, property) in properties {
+        let Ok(property) = Property::read(property) else {
+            return false;
+        };
+        if lookup(content, name).is_some_and(|value| !property.accepts(value)) {
+            return false;
+        }
+    }
+    match schema.get("required") {
+        None => true,
+        Some(required) => required.as_array().is_some_and(|names| {
+            names.iter().all(|name| {
+                name.as_str()
+                    .is_some_and(|name| lookup(content, name).is_some())
+            })
+        }),
+    }
+}
+
+/// The member of `o` named `name`, comparing decoded text (either side may use escapes).
+fn lookup<'a>(o: Object<'a>, name: JsonStr<'_>) -> Option<Value<'a>> {
+    o.iter()
+        .find(|(key, _)| key.chars().eq(name.chars()))
+        .map(|(_, value)| value)
+}
+
+/// Whether an optional `title` and `description` are strings (every kind allows both).
+fn annotations_ok(o: Object<'_>) -> bool {
+    opt_str(o, "title") && opt_str(o, "description")
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,420 @@
+//! One property of a form schema: which of the five kinds it is, its constraints, and whether
+//! a value satisfies it.
+
+use super::super::super::BuildError;
+use super::super::format::Format;
+use super::super::util::{count, only_keys};
+use super::annotations_ok;
+use super::options::Options;
+use crate::json::{Object, Value};
+
+/// A property of the restricted flat schema, read into its constraints.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Property<'a> {
+    /// `type: "string"` without options.
+    Text {
+        /// `minLength` in code points (0 when absent).
+        min_len: u64,
+        /// `maxLength` in code points (`u64::MAX` when absent).
+        max_len: u64,
+        /// `format`, when given.
+        format: Option<Format>,
+    },
+    /// `type: "number"` or `type: "integer"`.
+    Number {
+        /// Whether values must be integral.
+        integer: bool,
+        /// `minimum`, inclusive.
+        minimum: Option<f64>,
+        /// `maximum`, inclusive.
+        maximum: Option<f64>,
+    },
+    /// `type: "boolean"`.
+    Boolean,
+    /// `type: "string"` with `enum` or `oneOf`: one of the options.
+    Single(Options<'a>),
+    /// `type: "array"` of options: several distinct options.
+    Multi {
+        /// The options.
+        options: Options<'a>,
+        /// `minItems` (0 when absent).
+        min_items: u64,
+        /// `maxItems` (`u64::MAX` when absent).
+        max_items: u64,
+    },
+}
+
+impl<'a> Property<'a> {
+    /// Reads a property schema, refusing anything outside the subset. Linear in the schema:
+    /// this is what [`super::check_content`] relies on for every answer.
+    pub(super) fn read(schema: Value<'a>) -> Result<Self, BuildError> {
+        let o = schema
+            .as_object()
+            .ok_or(BuildError::new("form property must be an object"))?;
+        let kind = o
+            .get("type")
+            .ok_or(BuildError::new("form property needs a type"))?
+            .as_str()
+            .ok_or(BuildError::new(
+                "form property type must be a single string",
+            ))?;
+        if !annotations_ok(o) {
+            return Err(BuildError::new(
+                "form property title and description must be strings",
+            ));
+        }
+        if kind.eq_str("string") {
+            if o.contains("enum") || o.contains("oneOf") {
+                single(o)
+            } else {
+                text(o)
+            }
+        } else if kind.eq_str("number") {
+            numeric(o, false)
+        } else if kind.eq_str("integer") {
+            numeric(o, true)
+        } else if kind.eq_str("boolean") {
+            boolean(o)
+        } else if kind.eq_str("array") {
+            multi(o)
+        } else if kind.eq_str("object") {
+            Err(BuildError::new(
+                "form properties cannot be nested objects (the schema is flat)",
+            ))
+        } else {
+            Err(BuildError::new(
+                "form property type must be string, number, integer, boolean or array",
+            ))
+        }
+    }
+
+    /// Reads a property schema as [`read`](Self::read) does, and also checks what only needs
+    /// checking once, when the schema is built: options are unique, a multi select's
+    /// `minItems` can be met, and a `default` satisfies the property.
+    pub(super) fn check(schema: Value<'a>) -> Result<Self, BuildError> {
+        let property = Self::read(schema)?;
+        match property {
+            Property::Single(options) | Property::Multi { options, .. }
+                if !options.all_unique() =>
+            {
+                return Err(BuildError::new("form select options must be unique"));
+            }
+            Property::Multi {
+                options, min_items, ..
+            } if min_items > options.count() as u64 => {
+                return Err(BuildError::new(
+                    "form multi select minItems exceeds the number of options",
+                ));
+            }
+            _ => {}
+        }
+        if let Some(default) = schema.get("default") {
+            if !property.accepts(default) {
+                return Err(BuildError::new(
+                    "form property default does not satisfy the property",
+                ));
+            }
+        }
+        Ok(property)
+    }
+
+    /// Whether `value` satisfies this property.
+    pub(super) fn accepts(&self, value: Value<'_>) -> bool {
+        match *self {
+            Property::Text {
+                min_len,
+                max_len,
+                format,
+            } => value.as_str().is_some_and(|s| {
+                let len = s.char_count() as u64;
+                min_len <= len && len <= max_len && format.is_none_or(|f| f.check(s))
+            }),
+            Property::Number {
+                integer,
+                minimum,
+                maximum,
+            } => value.as_number().is_some_and(|n| {
+                n.as_f64().is_some_and(|v| {
+                    (!integer || n.is_integral())
+                        && minimum.is_none_or(|min| v >= min)
+                        && maximum.is_none_or(|max| v <= max)
+                })
+            }),
+            Property::Boolean => value.as_bool().is_some(),
+            Property::Single(options) => value.as_str().is_some_and(|s| options.contains(s)),
+            Property::Multi {
+                options,
+                min_items,
+                max_items,
+            } => accepts_selection(value, options, min_items, max_items),
+        }
+    }
+}
+
+/// A multi-select value: an array of distinct options, `min`..=`max` of them.
+fn accepts_selection(value: Value<'_>, options: Options<'_>, min: u64, max: u64) -> bool {
+    let Some(items) = value.as_array() else {
+        return false;
+    };
+    let len = items.len();
+    // More items than options means a repeat or a stranger: refuse before any quadratic work,
+    // so the pairwise check below is bounded by the options the server wrote.
+    if len > options.count() || (len as u64) < min || len as u64 > max {
+        return false;
+    }
+    items.iter().enumerate().all(|(i, item)| {
+        item.as_str().is_some_and(|s| {
+            options.contains(s)
+                && !items
+                    .iter()
+                    .take(i)
+                    .any(|earlier| earlier.as_str().is_some_and(|e| e == s))
+        })
+    })
+}
+
+/// `type: "string"`: `minLength`, `maxLength`, `format`.
+fn text(o: Object<'_>) -> Result<Property<'static>, BuildError> {
+    if o.contains("enumNames") {
+        return Err(BuildError::new("form enumNames needs enum"));
+    }
+    if !only_keys(
+        o,
+        &[
+            "type",
+            "title",
+            "description",
+            "minLength",
+            "maxLength",
+            "format",
+            "default",
+        ],
+    ) {
+        return Err(BuildError::new(
+            "form string property has an unsupported keyword \
+             (allowed: type, title, description, minLength, maxLength, format, default)",
+        ));
+    }
+    let min_len = match o.get("minLength") {
+        None => 0,
+        Some(v) => count(v).ok_or(BuildError::new(
+            "form string minLength must be a non-negative integer",
+        ))?,
+    };
+    let max_len = match o.get("maxLength") {
+        None => u64::MAX,
+        Some(v) => count(v).ok_or(BuildError::new(
+            "form string maxLength must be a non-negative integer",
+        ))?,
+    };
+    if min_len > max_len {
+        return Err(BuildError::new("form string minLength exceeds maxLength"));
+    }
+    let format = match o.get("format") {
+        None => None,
+        Some(v) => Some(
+            v.as_str()
+                .and_then(Format::from_name)
+                .ok_or(BuildError::new(
+                    "form string format must be email, uri, date or date-time",
+                ))?,
+        ),
+    };
+    Ok(Property::Text {
+        min_len,
+        max_len,
+        format,
+    })
+}
+
+/// `type: "number"` or `"integer"`: `minimum`, `maximum`.
+fn numeric(o: Object<'_>, integer: bool) -> Result<Property<'static>, BuildError> {
+    if !only_keys(
+        o,
+        &[
+            "type",
+            "title",
+            "description",
+            "minimum",
+            "maximum",
+            "default",
+        ],
+    ) {
+        return Err(BuildError::new(
+            "form number property has an unsupported keyword \
+             (allowed: type, title, description, minimum, maximum, default)",
+        ));
+    }
+    let bound = |key: &str| -> Result<Option<f64>, BuildError> {
+        let Some(v) = o.get(key) else {
+            return Ok(None);
+        };
+        let n = v
+            .as_number()
+            .ok_or(BuildError::new("form number bounds must be numbers"))?;
+        let value = n
+            .as_f64()
+            .ok_or(BuildError::new("form number bounds must be finite numbers"))?;
+        if integer && !n.is_integral() {
+            return Err(BuildError::new("form integer bounds must be integers"));
+        }
+        Ok(Some(value))
+    };
+    let minimum = bound("minimum")?;
+    let maximum = bound("maximum")?;
+    if let (Some(min), Some(max)) = (minimum, maximum) {
+        if min > max {
+            return Err(BuildError::new("form number minimum exceeds maximum"));
+        }
+    }
+    Ok(Property::Number {
+        integer,
+        minimum,
+        maximum,
+    })
+}
+
+/// `type: "boolean"`.
+fn boolean(o: Object<'_>) -> Result<Property<'static>, BuildError> {
+    if !only_keys(o, &["type", "title", "description", "default"]) {
+        return Err(BuildError::new(
+            "form boolean property has an unsupported keyword \
+             (allowed: type, title, description, default)",
+        ));
+    }
+    Ok(Property::Boolean)
+}
+
+/// `type: "string"` with `enum` (and legacy `enumNames`) or a titled `oneOf`.
+fn single(o: Object<'_>) -> Result<Property<'_>, BuildError> {
+    if !only_keys(
+        o,
+        &[
+            "type",
+            "title",
+            "description",
+            "enum",
+            "enumNames",
+            "oneOf",
+            "default",
+        ],
+    ) {
+        return Err(BuildError::new(
+            "form single select has an unsupported keyword \
+             (allowed: type, title, description, enum, enumNames, oneOf, default)",
+        ));
+    }
+    match (o.get("enum"), o.get("oneOf")) {
+        (Some(_), Some(_)) => Err(BuildError::new(
+            "form single select takes enum or oneOf, not both",
+        )),
+        (Some(values), None) => {
+            let options = Options::plain(values)?;
+            if let Some(names) = o.get("enumNames") {
+                let names_ok = names.as_array().is_some_and(|names| {
+                    names.iter().all(|n| n.as_str().is_some()) && names.len() == options.count()
+                });
+                if !names_ok {
+                    return Err(BuildError::new(
+                        "form enumNames must be strings, one per enum value",
+                    ));
+                }
+            }
+            Ok(Property::Single(options))
+        }
+        (None, Some(titled)) => {
+            if o.contains("enumNames") {
+                return Err(BuildError::new("form enumNames needs enum"));
+            }
+            Ok(Property::Single(Options::titled(titled)?))
+        }
+        (None, None) => Err(BuildError::new("form single select needs enum or oneOf")),
+    }
+}
+
+/// `type: "array"`: `items` of options, `minItems`, `maxItems`.
+fn multi(o: Object<'_>) -> Result<Property<'_>, BuildError> {
+    if !only_keys(
+        o,
+        &[
+            "type",
+            "title",
+            "description",
+            "items",
+            "minItems",
+            "maxItems",
+            "default",
+        ],
+    ) {
+        return Err(BuildError::new(
+            "form multi select has an unsupported keyword \
+             (allowed: type, title, description, items, minItems, maxItems, default)",
+        ));
+    }
+    let items = o
+        .get("items")
+        .ok_or(BuildError::new("form multi select needs items"))?
+        .as_object()
+        .ok_or(BuildError::new("form multi select items must be an object"))?;
+    let options = multi_items(items)?;
+    let min_items = match o.get("minItems") {
+        None => 0,
+        Some(v) => count(v).ok_or(BuildError::new(
+            "form multi select minItems must be a non-negative integer",
+        ))?,
+    };
+    let max_items = match o.get("maxItems") {
+        None => u64::MAX,
+        Some(v) => count(v).ok_or(BuildError::new(
+            "form multi select maxItems must be a non-negative integer",
+        ))?,
+    };
+    if min_items > max_items {
+        return Err(BuildError::new(
+            "form multi select minItems exceeds maxItems",
+        ));
+    }
+    Ok(Property::Multi {
+        options,
+        min_items,
+        max_items,
+    })
+}
+
+/// A multi select's `items`: `{"type": "string", "enum": [...]}`, or a titled
+/// `{"anyOf": [{const, title}...]}` (where a `type: "string"` is tolerated too).
+fn multi_items(items: Object<'_>) -> Result<Options<'_>, BuildError> {
+    let string_type = match items.get("type") {
+        None => false,
+        Some(t) if t.as_str().is_some_and(|t| t.eq_str("string")) => true,
+        Some(_) => {
+            return Err(BuildError::new(
+                "form multi select items must have type \"string\"",
+            ));
+        }
+    };
+    if let Some(titled) = items.get("anyOf") {
+        if !only_keys(items, &["type", "anyOf"]) {
+            return Err(BuildError::new(
+                "form multi select items have an unsupported keyword \
+                 (allowed: type and enum, or anyOf)",
+            ));
+        }
+        return Options::titled(titled);
+    }
+    if !only_keys(items, &["type", "enum"]) {
+        return Err(BuildError::new(
+            "form multi select items have an unsupported keyword \
+             (allowed: type and enum, or anyOf)",
+        ));
+    }
+    let values = items.get("enum").ok_or(BuildError::new(
+        "form multi select items need enum or anyOf",
+    ))?;
+    if !string_type {
+        return Err(BuildError::new(
+            "form multi select items must have type \"string\"",
+        ));
+    }
+    Options::plain(values)
+}
