@@ -10,9 +10,15 @@
 //! - [`form`]: the restricted flat schema of form elicitation and the content of an `accept`.
 //! - [`format`]: the syntactic checks of the four string formats a form may name.
 //! - [`url`]: the URL of a URL elicitation (`http`/`https` navigation only).
+//! - [`sampling`]: `sampling/createMessage` params and the `CreateMessageResult` answer.
+//! - [`roots`]: the `ListRootsResult` answer to `roots/list`.
+//! - [`elicit_result`]: the action and content of an `ElicitResult`.
 
+pub mod elicit_result;
 pub mod form;
 pub mod format;
+pub mod roots;
+pub mod sampling;
 pub mod url;
 
 mod util;
