@@ -1,1 +1,44 @@
-//! Placeholder.
+//! # snodo-std
+//!
+//! Host adapters for [`snodo_core`]: asynchronous handlers ([`AsyncHandler`]) and the tokio
+//! stdio transport ([`stdio`]).
+//!
+//! The core does the protocol: it admits each message and hands back a typed call; these
+//! adapters run the application's `async` handler for it and move the bytes. A server is
+//! shared across requests as an `Arc<Server<'static, App>>`:
+//!
+//! ```no_run
+//! use std::sync::Arc;
+//! use snodo_core::server::{Config, Done, Error, Registry, Server, Tool, ToolCall, ToolReply};
+//! use snodo_std::AsyncHandler;
+//! use snodo_std::stdio::{StdioConfig, serve_stdio};
+//!
+//! struct App;
+//!
+//! impl Registry for App {
+//!     fn tools(&self) -> &[Tool<'_>] {
+//!         const TOOLS: &[Tool<'static>] = &[Tool::new("ping")];
+//!         TOOLS
+//!     }
+//! }
+//!
+//! impl AsyncHandler for App {
+//!     async fn call_tool(&self, _: &ToolCall<'_>, reply: ToolReply<'_>) -> Result<Done, Error> {
+//!         Ok(reply.text("pong"))
+//!     }
+//! }
+//!
+//! # async fn run() -> std::io::Result<()> {
+//! let server = Arc::new(Server::new(Config::new("ping", "1.0.0"), App));
+//! serve_stdio(server, StdioConfig::default()).await
+//! # }
+//! ```
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+mod clock;
+pub mod handler;
+pub mod stdio;
+
+pub use clock::unix_seconds;
+pub use handler::{AsyncHandler, handle, run_call};
