@@ -1,12 +1,13 @@
 //! Canonical digest of a JSON value (object key order ignored, array order and number kind kept).
 //!
 //! [`canonical_digest`] feeds an unambiguous byte encoding of a [`Value`] into any
-//! [`DigestSink`] (a hash, a MAC, or a closure), without any memory of its own:
+//! [`DigestSink`] (a hash, a MAC, or a closure), with no buffer beyond fixed stack frames:
 //!
 //! - an object's members are emitted in key order, found by scanning the object for the
-//!   next-larger key each time (quadratic in the members of one object, zero memory; sound
-//!   because [`parse`](super::parse) rejects duplicate keys); keys compare by their decoded
-//!   text, in Unicode scalar order (which is also UTF-8 byte order);
+//!   next-larger keys (no table of the members: each pass keeps only the next eight in a
+//!   fixed window, so objects of up to eight members take one pass and larger ones one pass
+//!   per eight; sound because [`parse`](super::parse) rejects duplicate keys); keys compare
+//!   by their decoded text, in Unicode scalar order (which is also UTF-8 byte order);
 //! - an array's items are emitted in order;
 //! - strings (keys included) are emitted as their decoded UTF-8 text, so `"\u0061"` and `"a"`
 //!   are the same string;
@@ -20,22 +21,24 @@
 //! |---------------|-------------------------------------------------------------------|
 //! | `null`        | `n`                                                               |
 //! | `true`/`false`| `t` / `f`                                                         |
-//! | integer       | `i`, length as `u64` big-endian, the literal                      |
-//! | other number  | `d`, length as `u64` big-endian, the literal                      |
-//! | string        | `s`, decoded length as `u64` big-endian, the decoded UTF-8 text   |
+//! | integer       | `i`, the literal's length, the literal                            |
+//! | other number  | `d`, the literal's length, the literal                            |
+//! | string        | `s`, the decoded text's length in bytes, the decoded UTF-8 text   |
 //! | array         | `[`, each item, `]`                                               |
 //! | object        | `{`, each member in key order as key (a string) then value, `}`   |
 //!
-//! Every encoding starts with a tag, and a container's closing tag differs from every
+//! Lengths are unsigned LEB128 (seven bits a byte, low bits first, the high bit set on every
+//! byte but the last), so a length is itself self-delimiting. Every encoding starts with a tag, and a container's closing tag differs from every
 //! opening tag, so no encoding is a prefix of another: two values share an encoding only if
 //! they are canonically equal.
 //!
 //! # Cost
 //!
-//! Zero memory beyond the stack frames of the recursion, whose depth is that of the value
-//! (bounded by the parse depth limit, and refused beyond [`CANONICAL_MAX_DEPTH`]). Time is
-//! linear in the bytes of arrays and scalars and, for each object, proportional to its member
-//! count times its size.
+//! No memory beyond the stack frames of the recursion (about 300 bytes per object level,
+//! most of it the eight-member window), whose depth is that of the value (bounded by the
+//! parse depth limit, and refused beyond [`CANONICAL_MAX_DEPTH`]). Time is linear in the
+//! bytes of arrays and scalars and, for each object, proportional to its size times
+//! `1 + members / 8` passes.
 
 use super::string::JsonStr;
 use super::value::{Kind, Object, Value};
@@ -47,6 +50,11 @@ use core::cmp::Ordering;
 ///
 /// [`Limits`]: super::Limits
 pub const CANONICAL_MAX_DEPTH: u16 = 128;
+
+/// Members an object pass collects at once: an object of up to this many members is
+/// ordered in a single pass over it; a larger one takes one pass per this many members.
+/// Costs `WINDOW` × 32 bytes of stack per nesting level being emitted.
+const WINDOW: usize = 8;
 
 /// The top-level keys of request params that are not part of the request's salient
 /// arguments: protocol metadata and the retry fields a client adds when it retries.
@@ -124,19 +132,14 @@ fn emit_value<S: DigestSink + ?Sized>(
     sink: &mut S,
     depth: u16,
 ) -> Result<(), TooDeep> {
+    let raw = value.raw();
     match value.kind() {
         Kind::Null => sink.update(b"n"),
-        Kind::Bool => sink.update(if value.as_bool() == Some(true) {
-            b"t"
-        } else {
-            b"f"
-        }),
+        Kind::Bool => sink.update(if raw == b"true" { b"t" } else { b"f" }),
         Kind::Number => {
-            let literal = value.raw();
-            let integer = !literal.iter().any(|b| matches!(b, b'.' | b'e' | b'E'));
-            sink.update(if integer { b"i" } else { b"d" });
-            emit_len(literal.len(), sink);
-            sink.update(literal);
+            let integer = !raw.iter().any(|b| matches!(b, b'.' | b'e' | b'E'));
+            emit_header(if integer { b'i' } else { b'd' }, raw.len(), sink);
+            sink.update(raw);
         }
         Kind::String => match value.as_str() {
             Some(s) => emit_str(s, sink),
@@ -146,10 +149,9 @@ fn emit_value<S: DigestSink + ?Sized>(
         Kind::Array => {
             let depth = enter(depth)?;
             sink.update(b"[");
-            if let Some(array) = value.as_array() {
-                for item in array {
-                    emit_value(item, sink, depth)?;
-                }
+            let mut walk = Walk::new(raw);
+            while let Some(item) = walk.item() {
+                emit_value(item, sink, depth)?;
             }
             sink.update(b"]");
         }
@@ -182,26 +184,45 @@ fn emit_object<S: DigestSink + ?Sized>(
     if depth > CANONICAL_MAX_DEPTH {
         return Err(TooDeep);
     }
+    let raw = object.as_value().raw();
     sink.update(b"{");
+    let placeholder = (JsonStr::from_validated(b""), Value::from_validated(b"null"));
     let mut previous: Option<JsonStr<'_>> = None;
     loop {
-        // The smallest key strictly greater than the previous one.
-        let mut next = None;
-        for (key, value) in object {
+        // One pass collects, in order, the (up to) WINDOW smallest keys after `previous`.
+        let mut window = [placeholder; WINDOW];
+        let mut filled = 0;
+        let mut remaining = 0;
+        let mut walk = Walk::new(raw);
+        while let Some((key, value)) = walk.member() {
             if previous.is_some_and(|p| compare_keys(key, p) != Ordering::Greater) {
                 continue;
             }
-            if next.is_none_or(|(best, _)| compare_keys(key, best) == Ordering::Less) {
-                next = Some((key, value));
+            remaining += 1;
+            let held = window.get(..filled).unwrap_or_default();
+            let at = held.partition_point(|(k, _)| compare_keys(*k, key) == Ordering::Less);
+            if at >= WINDOW {
+                continue;
+            }
+            let end = (filled + 1).min(WINDOW);
+            if let Some(slots) = window.get_mut(at..end) {
+                slots.rotate_right(1);
+                if let Some(slot) = slots.first_mut() {
+                    *slot = (key, value);
+                }
+            }
+            filled = end;
+        }
+        for &(key, value) in window.get(..filled).unwrap_or_default() {
+            if !excluded.iter().any(|name| key.eq_str(name)) {
+                emit_str(key, sink);
+                emit_value(value, sink, depth)?;
             }
         }
-        let Some((key, value)) = next else { break };
-        previous = Some(key);
-        if excluded.iter().any(|name| key.eq_str(name)) {
-            continue;
+        match window.get(filled.wrapping_sub(1)) {
+            Some(&(last, _)) if remaining > filled => previous = Some(last),
+            _ => break,
         }
-        emit_str(key, sink);
-        emit_value(value, sink, depth)?;
     }
     sink.update(b"}");
     Ok(())
@@ -209,24 +230,43 @@ fn emit_object<S: DigestSink + ?Sized>(
 
 /// Orders keys by their decoded text (Unicode scalar order, which UTF-8 byte order matches).
 fn compare_keys(a: JsonStr<'_>, b: JsonStr<'_>) -> Ordering {
-    match (a.as_plain(), b.as_plain()) {
-        (Some(a), Some(b)) => a.as_bytes().cmp(b.as_bytes()),
-        _ => a.chars().cmp(b.chars()),
+    let (a_raw, b_raw) = (a.raw(), b.raw());
+    if a_raw.contains(&b'\\') || b_raw.contains(&b'\\') {
+        a.chars().cmp(b.chars())
+    } else {
+        // Validated UTF-8 without escapes: byte order is scalar order.
+        a_raw.cmp(b_raw)
     }
 }
 
-fn emit_len<S: DigestSink + ?Sized>(len: usize, sink: &mut S) {
-    sink.update(&(len as u64).to_be_bytes());
+/// A tag and a length (LEB128: seven bits a byte, low bits first), in one update.
+fn emit_header<S: DigestSink + ?Sized>(tag: u8, len: usize, sink: &mut S) {
+    let mut header = [0u8; 11];
+    header[0] = tag;
+    let mut n = 1;
+    let mut rest = len as u64;
+    for slot in header.iter_mut().skip(1) {
+        let low = (rest & 0x7f) as u8;
+        rest >>= 7;
+        n += 1;
+        if rest == 0 {
+            *slot = low;
+            break;
+        }
+        *slot = low | 0x80;
+    }
+    sink.update(header.get(..n).unwrap_or_default());
 }
 
 fn emit_str<S: DigestSink + ?Sized>(s: JsonStr<'_>, sink: &mut S) {
-    sink.update(b"s");
-    if let Some(plain) = s.as_plain() {
-        emit_len(plain.len(), sink);
-        sink.update(plain.as_bytes());
+    let raw = s.raw();
+    if !raw.contains(&b'\\') {
+        // Validated UTF-8 without escapes is its own decoded text.
+        emit_header(b's', raw.len(), sink);
+        sink.update(raw);
         return;
     }
-    emit_len(s.decoded_len(), sink);
+    emit_header(b's', s.decoded_len(), sink);
     // Decode through a small stack buffer so the sink sees few, larger updates.
     let mut chunk = [0u8; 64];
     let mut used = 0;
@@ -241,6 +281,147 @@ fn emit_str<S: DigestSink + ?Sized>(s: JsonStr<'_>, sink: &mut S) {
         }
     }
     sink.update(chunk.get(..used).unwrap_or_default());
+}
+
+/// Walks the members or items of a validated container, skipping nested values quickly
+/// (strings eight bytes at a time). Total on any bytes: it stops, it never panics.
+struct Walk<'a> {
+    b: &'a [u8],
+    i: usize,
+    done: bool,
+}
+
+impl<'a> Walk<'a> {
+    /// A walk over the container `raw` (starting at its opening bracket).
+    fn new(raw: &'a [u8]) -> Self {
+        Walk {
+            b: raw,
+            i: 1,
+            done: false,
+        }
+    }
+
+    fn member(&mut self) -> Option<(JsonStr<'a>, Value<'a>)> {
+        if self.done {
+            return None;
+        }
+        let start = skip_ws(self.b, self.i);
+        let found = (|| {
+            if self.b.get(start) != Some(&b'"') {
+                return None;
+            }
+            let key_end = skip_string(self.b, start)?;
+            let key = JsonStr::from_validated(self.b.get(start + 1..key_end - 1)?);
+            let colon = skip_ws(self.b, key_end);
+            if self.b.get(colon) != Some(&b':') {
+                return None;
+            }
+            let value = self.value_at(skip_ws(self.b, colon + 1))?;
+            Some((key, value))
+        })();
+        if found.is_none() {
+            self.done = true;
+        }
+        found
+    }
+
+    fn item(&mut self) -> Option<Value<'a>> {
+        if self.done {
+            return None;
+        }
+        let start = skip_ws(self.b, self.i);
+        let found = match self.b.get(start) {
+            None | Some(b']') => None,
+            Some(_) => self.value_at(start),
+        };
+        if found.is_none() {
+            self.done = true;
+        }
+        found
+    }
+
+    /// The value starting at `start`; moves past it and its separator.
+    fn value_at(&mut self, start: usize) -> Option<Value<'a>> {
+        let end = skip_value(self.b, start)?;
+        let value = Value::from_validated(self.b.get(start..end)?);
+        let after = skip_ws(self.b, end);
+        self.i = after + 1;
+        if self.b.get(after) != Some(&b',') {
+            self.done = true;
+        }
+        Some(value)
+    }
+}
+
+fn skip_ws(b: &[u8], mut i: usize) -> usize {
+    while let Some(b' ' | b'\n' | b'\r' | b'\t') = b.get(i) {
+        i += 1;
+    }
+    i
+}
+
+/// Index just past the validated value starting at `i`.
+fn skip_value(b: &[u8], i: usize) -> Option<usize> {
+    match b.get(i)? {
+        b'"' => skip_string(b, i),
+        b'{' | b'[' => {
+            let mut depth: usize = 0;
+            let mut j = i;
+            loop {
+                match b.get(j)? {
+                    b'"' => {
+                        j = skip_string(b, j)?;
+                        continue;
+                    }
+                    b'{' | b'[' => depth += 1,
+                    b'}' | b']' => {
+                        depth = depth.checked_sub(1)?;
+                        if depth == 0 {
+                            return Some(j + 1);
+                        }
+                    }
+                    _ => {}
+                }
+                j += 1;
+            }
+        }
+        _ => {
+            let mut j = i;
+            while let Some(c) = b.get(j) {
+                if matches!(c, b',' | b'}' | b']' | b' ' | b'\n' | b'\r' | b'\t') {
+                    break;
+                }
+                j += 1;
+            }
+            (j > i).then_some(j)
+        }
+    }
+}
+
+/// Index just past the string whose opening quote is at `i`: eight bytes at a time while
+/// none of them is a quote or a backslash.
+fn skip_string(b: &[u8], i: usize) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    let has = |word: u64, byte: u8| {
+        let x = word ^ (ONES * u64::from(byte));
+        x.wrapping_sub(ONES) & !x & HIGHS
+    };
+    let mut j = i + 1;
+    loop {
+        while let Some(chunk) = b.get(j..).and_then(|rest| rest.first_chunk::<8>()) {
+            let word = u64::from_le_bytes(*chunk);
+            if has(word, b'"') | has(word, b'\\') != 0 {
+                break;
+            }
+            j += 8;
+        }
+        match b.get(j)? {
+            b'"' => return Some(j + 1),
+            b'\\' => j += 2,
+            _ => j += 1,
+        }
+    }
 }
 
 #[cfg(test)]
@@ -298,15 +479,64 @@ mod tests {
         assert_eq!(encode("null").as_slice(), b"n");
         assert_eq!(encode("true").as_slice(), b"t");
         assert_eq!(encode("false").as_slice(), b"f");
-        assert_eq!(encode("12").as_slice(), b"i\0\0\0\0\0\0\0\x0212");
-        assert_eq!(encode("1.5").as_slice(), b"d\0\0\0\0\0\0\0\x031.5");
-        assert_eq!(encode(r#""ab""#).as_slice(), b"s\0\0\0\0\0\0\0\x02ab");
+        assert_eq!(encode("12").as_slice(), b"i\x0212");
+        assert_eq!(encode("1.5").as_slice(), b"d\x031.5");
+        assert_eq!(encode(r#""ab""#).as_slice(), b"s\x02ab");
         assert_eq!(encode("[]").as_slice(), b"[]");
         assert_eq!(encode("{}").as_slice(), b"{}");
         assert_eq!(
             encode(r#"{"b":null,"a":1}"#).as_slice(),
-            b"{s\0\0\0\0\0\0\0\x01ai\0\0\0\0\0\0\0\x011s\0\0\0\0\0\0\0\x01bn}"
+            b"{s\x01ai\x011s\x01bn}"
         );
+    }
+
+    #[test]
+    fn lengths_are_leb128() {
+        let text = std::format!("\"{}\"", "x".repeat(200));
+        let r = encode(&text);
+        assert_eq!(&r.as_slice()[..3], b"s\xc8\x01");
+        assert_eq!(r.as_slice().len(), 203);
+        let mut sink = Recorder::new();
+        emit_header(b'i', 0, &mut sink);
+        emit_header(b'i', 127, &mut sink);
+        emit_header(b'i', 128, &mut sink);
+        emit_header(b'i', usize::MAX, &mut sink);
+        assert_eq!(
+            sink.as_slice(),
+            b"i\x00i\x7fi\x80\x01i\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01"
+        );
+    }
+
+    #[test]
+    fn walking_is_total_and_skips_strings_with_quotes_and_escapes() {
+        // Strings longer than a word, with escaped quotes and backslashes at every offset.
+        for pad in 0..17 {
+            let x = "x".repeat(pad);
+            let text = std::format!(r#"{{"b{x}":"{x}\"{x}\\","a":["{x}\\\"",{{"z":"]}}"}}]}}"#);
+            let value = parse(text.as_bytes(), &Limits::default()).expect(&text);
+            let mut walk = Walk::new(value.raw());
+            let (k1, _) = walk.member().unwrap();
+            let (k2, v2) = walk.member().unwrap();
+            assert!(walk.member().is_none());
+            assert!(k1.starts_with("b") && k2.eq_str("a"));
+            assert_eq!(v2.as_array().unwrap().len(), 2);
+        }
+        // Garbage never panics.
+        for junk in [
+            &b"{"[..],
+            b"[\"",
+            b"{\"a",
+            b"{\"a\":",
+            b"[\"\\",
+            b"{]]]",
+            b"[}",
+        ] {
+            let mut walk = Walk::new(junk);
+            while walk.member().is_some() {}
+            let mut walk = Walk::new(junk);
+            while walk.item().is_some() {}
+            let _ = skip_value(junk, 0);
+        }
     }
 
     #[test]
@@ -316,6 +546,53 @@ mod tests {
             r#"{"x":{"q":[1,{"z":0,"y":1}],"p":null}}"#,
             r#"{"x":{"p":null,"q":[1,{"y":1,"z":0}]}}"#
         ));
+    }
+
+    #[test]
+    fn objects_wider_than_one_pass_are_ordered_too() {
+        // 26 members take several passes of the window; every order gives one encoding.
+        let forward: std::string::String = (b'a'..=b'z')
+            .map(|c| std::format!(r#""{}":{}"#, c as char, c))
+            .collect::<std::vec::Vec<_>>()
+            .join(",");
+        let backward: std::string::String = (b'a'..=b'z')
+            .rev()
+            .map(|c| std::format!(r#""{}":{}"#, c as char, c))
+            .collect::<std::vec::Vec<_>>()
+            .join(",");
+        let shuffled: std::string::String = [7u8, 3, 25, 0, 12, 8, 1, 19, 4, 22, 9, 15, 2]
+            .iter()
+            .chain(&[5u8, 11, 24, 6, 13, 20, 10, 14, 16, 17, 18, 21, 23])
+            .map(|i| std::format!(r#""{}":{}"#, (b'a' + i) as char, b'a' + i))
+            .collect::<std::vec::Vec<_>>()
+            .join(",");
+        let forward = encode(&std::format!("{{{forward}}}"));
+        assert_eq!(
+            forward.as_slice(),
+            encode(&std::format!("{{{backward}}}")).as_slice()
+        );
+        assert_eq!(
+            forward.as_slice(),
+            encode(&std::format!("{{{shuffled}}}")).as_slice()
+        );
+        // Members come out in order, each once.
+        let keys: std::vec::Vec<u8> = forward
+            .as_slice()
+            .windows(3)
+            .filter(|w| w.starts_with(b"s\x01"))
+            .map(|w| w[2])
+            .collect();
+        assert_eq!(keys, (b'a'..=b'z').collect::<std::vec::Vec<_>>());
+    }
+
+    #[test]
+    fn exclusions_apply_in_every_pass() {
+        let wide = r#"{"k1":1,"k2":2,"k3":3,"k4":4,"k5":5,"k6":6,"k7":7,"k8":8,"k9":9,"requestState":"x","_meta":{},"inputResponses":{}}"#;
+        let narrow = r#"{"k9":9,"k8":8,"k7":7,"k6":6,"k5":5,"k4":4,"k3":3,"k2":2,"k1":1}"#;
+        assert_eq!(
+            params(Some(wide)).as_slice(),
+            params(Some(narrow)).as_slice()
+        );
     }
 
     #[test]
