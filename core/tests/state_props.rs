@@ -156,7 +156,7 @@ fn tree() -> impl Strategy<Value = J> {
 
 /// Params: an object whose top level may hold retry fields, nested ones included.
 fn params() -> impl Strategy<Value = J> {
-    prop::collection::btree_map(key(), tree(), 0..6).prop_map(|m| J::Obj(m.into_iter().collect()))
+    prop::collection::btree_map(key(), tree(), 0..14).prop_map(|m| J::Obj(m.into_iter().collect()))
 }
 
 fn data() -> impl Strategy<Value = J> {

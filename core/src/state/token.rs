@@ -54,13 +54,6 @@ pub(crate) const PAYLOAD_END: &[u8] = b"}";
 const PAYLOAD_WRAPPER_LEN: usize =
     PAYLOAD_IAT.len() + PAYLOAD_EXP.len() + PAYLOAD_DATA.len() + PAYLOAD_END.len();
 
-/// Bounds the payload is parsed with at opening: room for any data [`DATA_LIMITS`] admits.
-pub(crate) const PAYLOAD_LIMITS: Limits = Limits {
-    max_size: MAX_PAYLOAD_LEN,
-    max_depth: DATA_LIMITS.max_depth + 1,
-    max_members: DATA_LIMITS.max_members,
-};
-
 /// Characters of base64url without padding for `n` bytes.
 pub(crate) const fn base64_len(n: usize) -> usize {
     n / 3 * 4
