@@ -131,31 +131,51 @@ pub fn server_info() -> Value {
     json!({"name": SERVER_NAME, "title": SERVER_TITLE, "version": SERVER_VERSION})
 }
 
-/// The result `_meta` every result carries.
+/// The result `_meta` every result carries, for the fixtures' identity.
 pub fn result_meta() -> Value {
     json!({"io.modelcontextprotocol/serverInfo": server_info()})
 }
 
-/// A complete result response: `members` plus `resultType: "complete"` and the `_meta`.
+/// A complete result response: `members` plus `resultType: "complete"` and the `_meta`
+/// naming the fixtures.
 pub fn complete(id: impl Into<Value>, members: Value) -> Value {
+    complete_from(&server_info(), id, members)
+}
+
+/// A complete, cacheable result response: [`complete`] plus `ttlMs` and `cacheScope`.
+pub fn cacheable(id: impl Into<Value>, members: Value, ttl_ms: u64, scope: &str) -> Value {
+    cacheable_from(&server_info(), id, members, ttl_ms, scope)
+}
+
+/// [`complete`] for a server whose `serverInfo` is `info`.
+pub fn complete_from(info: &Value, id: impl Into<Value>, members: Value) -> Value {
     let mut result = members
         .as_object()
         .cloned()
         .expect("result members are an object");
     result.insert("resultType".into(), json!("complete"));
-    result.insert("_meta".into(), result_meta());
+    result.insert(
+        "_meta".into(),
+        json!({"io.modelcontextprotocol/serverInfo": info}),
+    );
     json!({"jsonrpc": "2.0", "id": id.into(), "result": result})
 }
 
-/// A complete, cacheable result response: [`complete`] plus `ttlMs` and `cacheScope`.
-pub fn cacheable(id: impl Into<Value>, members: Value, ttl_ms: u64, scope: &str) -> Value {
+/// [`cacheable`] for a server whose `serverInfo` is `info`.
+pub fn cacheable_from(
+    info: &Value,
+    id: impl Into<Value>,
+    members: Value,
+    ttl_ms: u64,
+    scope: &str,
+) -> Value {
     let mut members = members
         .as_object()
         .cloned()
         .expect("result members are an object");
     members.insert("ttlMs".into(), json!(ttl_ms));
     members.insert("cacheScope".into(), json!(scope));
-    complete(id, Value::Object(members))
+    complete_from(info, id, Value::Object(members))
 }
 
 /// An error response with any message and no `data`.
