@@ -1,0 +1,103 @@
+//! An MCP 2026-07-28 server on snodo: a few tools, resources and prompts over stdio.
+//!
+//! ```text
+//! cargo run -p snodo-std --example preferences -- --stdio
+//! ```
+//!
+//! Standard output carries only MCP messages; logs go to standard error (`RUST_LOG` filters
+//! them, `info` by default).
+
+mod app;
+
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use snodo_core::server::Server;
+use snodo_std::stdio::{StdioConfig, serve_stdio};
+use tracing_subscriber::EnvFilter;
+
+use app::App;
+
+const USAGE: &str = "\
+usage: preferences [--stdio]
+
+  --stdio   serve MCP on standard input and output (the default)
+  --help    show this help
+";
+
+/// What the command line asked for.
+#[derive(Debug, PartialEq, Eq)]
+enum Command {
+    /// Serve on standard input and output.
+    Stdio,
+    /// Print the usage.
+    Help,
+}
+
+fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Command, String> {
+    let mut command = None;
+    for arg in args {
+        let next = match arg.as_str() {
+            "--stdio" => Command::Stdio,
+            "-h" | "--help" => return Ok(Command::Help),
+            other => return Err(format!("unknown argument `{other}`")),
+        };
+        if command.replace(next).is_some() {
+            return Err("give one mode".to_owned());
+        }
+    }
+    Ok(command.unwrap_or(Command::Stdio))
+}
+
+fn main() -> ExitCode {
+    let command = match parse_args(std::env::args().skip(1)) {
+        Ok(command) => command,
+        Err(problem) => {
+            eprintln!("preferences: {problem}\n{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    match command {
+        Command::Help => {
+            print!("{USAGE}");
+            ExitCode::SUCCESS
+        }
+        Command::Stdio => run_stdio(),
+    }
+}
+
+fn run_stdio() -> ExitCode {
+    init_logging();
+    let server = Server::new(app::config(), App::new());
+    if let Err(e) = server.check() {
+        tracing::error!(name = e.name, problem = e.problem, "bad definition");
+        return ExitCode::FAILURE;
+    }
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            tracing::error!("cannot start the runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    tracing::info!("serving on stdio");
+    match runtime.block_on(serve_stdio(Arc::new(server), StdioConfig::default())) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            tracing::error!("stdio failed: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Logs to standard error only: standard output belongs to the protocol.
+fn init_logging() {
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .init();
+}
