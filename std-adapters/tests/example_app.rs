@@ -1,0 +1,199 @@
+//! The `preferences` example's application, served over the stdio adapter in-process.
+
+mod common;
+
+#[path = "../examples/preferences/app.rs"]
+mod app;
+
+use common::{Client, PATIENCE, call, call_with_progress, first_text, request, start_server};
+use serde_json::{Value, json};
+use snodo_core::server::Server;
+use snodo_std::stdio::StdioConfig;
+
+/// The example app with its own configuration, on pipes.
+fn start() -> Client {
+    let server = Server::new(app::config(), app::App::new());
+    server.check().expect("the catalogue is valid");
+    start_server(server, StdioConfig::default(), 1 << 16, |w| w)
+}
+
+async fn round(line: &str) -> Value {
+    let mut client = start();
+    client.send(line).await;
+    let reply = client.recv().await;
+    assert!(client.finish().await.is_empty());
+    reply
+}
+
+#[tokio::test]
+async fn lists_the_catalogue() {
+    let tools = round(&request(1, "tools/list", json!({}))).await;
+    let names: Vec<&str> = tools["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["echo", "add", "slow_count", "fail"]);
+    assert!(tools["result"]["tools"][1]["outputSchema"].is_object());
+
+    let resources = round(&request(2, "resources/list", json!({}))).await;
+    assert_eq!(
+        resources["result"]["resources"][0]["uri"],
+        "preview://about"
+    );
+    let templates = round(&request(3, "resources/templates/list", json!({}))).await;
+    assert_eq!(
+        templates["result"]["resourceTemplates"][0]["uriTemplate"],
+        "greeting://{name}"
+    );
+    let prompts = round(&request(4, "prompts/list", json!({}))).await;
+    assert_eq!(prompts["result"]["prompts"][0]["name"], "greeting_prompt");
+    assert_eq!(
+        prompts["result"]["prompts"][0]["arguments"][0],
+        json!({"name": "name", "description": "Who to greet", "required": true})
+    );
+
+    let discover = round(&request(5, "server/discover", json!({}))).await;
+    let capabilities = &discover["result"]["capabilities"];
+    for family in ["tools", "resources", "prompts", "completions"] {
+        assert!(capabilities[family].is_object(), "{family} advertised");
+    }
+    assert_eq!(
+        discover["result"]["_meta"]["io.modelcontextprotocol/serverInfo"]["name"],
+        "snodo-preferences"
+    );
+}
+
+#[tokio::test]
+async fn echo_returns_its_text() {
+    let reply = round(&call(1, "echo", json!({"text": "caf\u{e9}"}))).await;
+    assert_eq!(first_text(&reply), "caf\u{e9}");
+    assert_eq!(reply["result"]["resultType"], "complete");
+}
+
+#[tokio::test]
+async fn echo_without_text_is_a_tool_error() {
+    let reply = round(&call(1, "echo", json!({}))).await;
+    assert_eq!(reply["result"]["isError"], true);
+}
+
+#[tokio::test]
+async fn add_returns_structured_content() {
+    let reply = round(&call(1, "add", json!({"a": 1.5, "b": 2}))).await;
+    assert_eq!(reply["result"]["structuredContent"], json!({"sum": 3.5}));
+    let mirrored: Value = serde_json::from_str(first_text(&reply)).unwrap();
+    assert_eq!(mirrored, json!({"sum": 3.5}));
+}
+
+#[tokio::test]
+async fn fail_is_a_tool_error_result() {
+    let reply = round(&call(1, "fail", json!({"reason": "testing"}))).await;
+    assert_eq!(reply["result"]["isError"], true);
+    assert_eq!(first_text(&reply), "Failed as asked: testing");
+}
+
+#[tokio::test]
+async fn slow_count_reports_progress_when_asked() {
+    let mut client = start();
+    let line = call_with_progress(1, "slow_count", json!({"count": 3, "delayMs": 0}), "c");
+    client.send(&line).await;
+    for step in 1..=3 {
+        let note = client.recv().await;
+        assert_eq!(note["method"], "notifications/progress");
+        assert_eq!(note["params"]["progressToken"], "c");
+        assert_eq!(note["params"]["progress"], f64::from(step));
+    }
+    let reply = client.recv().await;
+    assert_eq!(first_text(&reply), "Counted to 3.");
+    assert!(client.finish().await.is_empty());
+}
+
+#[tokio::test]
+async fn reads_the_about_page_and_a_greeting() {
+    let about = round(&request(
+        1,
+        "resources/read",
+        json!({"uri": "preview://about"}),
+    ))
+    .await;
+    let contents = &about["result"]["contents"][0];
+    assert_eq!(contents["uri"], "preview://about");
+    assert_eq!(contents["mimeType"], "text/plain");
+    assert!(contents["text"].as_str().unwrap().contains("slow_count"));
+
+    let greeting = round(&request(
+        2,
+        "resources/read",
+        json!({"uri": "greeting://Grace"}),
+    ))
+    .await;
+    assert_eq!(greeting["result"]["contents"][0]["text"], "Hello, Grace!");
+
+    let missing = round(&request(3, "resources/read", json!({"uri": "nowhere://x"}))).await;
+    assert_eq!(missing["error"]["code"], -32602);
+}
+
+#[tokio::test]
+async fn renders_the_prompt_and_requires_its_argument() {
+    let reply = round(&request(
+        1,
+        "prompts/get",
+        json!({"name": "greeting_prompt", "arguments": {"name": "Ada", "style": "formal"}}),
+    ))
+    .await;
+    let message = &reply["result"]["messages"][0];
+    assert_eq!(message["role"], "user");
+    assert_eq!(
+        message["content"]["text"],
+        "Write a short formal greeting for Ada."
+    );
+
+    let missing = round(&request(
+        2,
+        "prompts/get",
+        json!({"name": "greeting_prompt"}),
+    ))
+    .await;
+    assert_eq!(missing["error"]["code"], -32602);
+}
+
+#[tokio::test]
+async fn completes_prompt_and_template_arguments() {
+    let complete = |reference: Value, name: &str, value: &str| {
+        request(
+            1,
+            "completion/complete",
+            json!({"ref": reference, "argument": {"name": name, "value": value}}),
+        )
+    };
+    let prompt = json!({"type": "ref/prompt", "name": "greeting_prompt"});
+    let names = round(&complete(prompt.clone(), "name", "a")).await;
+    assert_eq!(
+        names["result"]["completion"]["values"],
+        json!(["Ada", "Alan"])
+    );
+    let styles = round(&complete(prompt, "style", "")).await;
+    assert_eq!(
+        styles["result"]["completion"]["values"],
+        json!(["casual", "formal", "pirate"])
+    );
+    let template = json!({"type": "ref/resource", "uri": "greeting://{name}"});
+    let names = round(&complete(template, "name", "G")).await;
+    assert_eq!(names["result"]["completion"]["values"], json!(["Grace"]));
+}
+
+#[tokio::test]
+async fn serves_requests_side_by_side() {
+    let mut client = start();
+    client
+        .send(&call(1, "slow_count", json!({"count": 2, "delayMs": 50})))
+        .await;
+    client
+        .send(&call(2, "echo", json!({"text": "first"})))
+        .await;
+    let first = tokio::time::timeout(PATIENCE, client.recv()).await.unwrap();
+    assert_eq!(first["id"], 2, "the quick call overtakes the slow one");
+    assert_eq!(client.recv().await["id"], 1);
+    assert!(client.finish().await.is_empty());
+}
