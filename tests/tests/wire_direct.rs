@@ -1228,7 +1228,6 @@ fn a_failing_resource_read_is_an_internal_error() {
 /// JSON escapes do not change a string: `"fixture:\/\/readme"` is the URI
 /// `fixture://readme`, and `"fixture://users/jos\u00e9"` is `fixture://users/josé`.
 #[test]
-#[ignore = "core bug: resources/read refuses a URI written with JSON escapes (server/accept.rs resource_read uses JsonStr::as_plain)"]
 fn escaped_uris_are_the_same_uris() {
     let s = server();
     let escaped = format!(
@@ -1290,7 +1289,6 @@ fn escaped_names_keys_and_methods_are_the_same_names() {
 
 /// A cursor is an opaque string: the client may send it back with JSON escapes.
 #[test]
-#[ignore = "core bug: list cursors written with JSON escapes are refused (server/lists.rs cursor uses JsonStr::as_plain)"]
 fn escaped_cursors_are_the_same_cursors() {
     let s = server_with(fixture::paged_config());
     let first = round(&s, &bare(1, "tools/list")).unwrap();

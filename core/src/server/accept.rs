@@ -3,7 +3,7 @@
 //! adapter as a typed [`Call`].
 
 use super::call::{
-    Call, Completion, CompletionRef, PromptGet, ResourceRead, ResourceTarget, ToolCall,
+    Call, Completion, CompletionRef, PromptGet, ResourceRead, ResourceTarget, ToolCall, UriText,
     write_trailer,
 };
 use super::reply::whole_error;
@@ -238,7 +238,8 @@ impl<'c, A: Registry> Server<'c, A> {
     ) -> Result<ResourceRead<'a>, Refusal<'a>> {
         let uri_json = required_str(params, "uri", "resources/read needs a string uri")?;
         let unknown = Refusal::UnknownResource(uri_json);
-        let uri = uri_json.as_plain().ok_or(unknown)?;
+        let uri_text = UriText::new(uri_json).ok_or(unknown)?;
+        let uri = uri_text.as_str();
         let target = if let Some(r) = self.app.resources().iter().find(|r| r.uri == uri) {
             ResourceTarget::Fixed(r)
         } else if let Some(t) = self
@@ -253,7 +254,7 @@ impl<'c, A: Registry> Server<'c, A> {
         };
         Ok(ResourceRead {
             ctx,
-            uri,
+            uri: uri_text,
             uri_json,
             target,
         })

@@ -83,19 +83,52 @@ pub enum ResourceTarget<'a> {
     Template(&'a ResourceTemplate<'a>),
 }
 
+/// Longest URI accepted when it arrives with JSON escapes (it is decoded into the call);
+/// URIs without escapes are borrowed from the request and have no such limit.
+pub const MAX_ESCAPED_URI_LEN: usize = 256;
+
+/// A requested URI: borrowed when it needed no unescaping, decoded into the call otherwise.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum UriText<'a> {
+    Plain(&'a str),
+    Decoded([u8; MAX_ESCAPED_URI_LEN], usize),
+}
+
+impl<'a> UriText<'a> {
+    /// The decoded URI, or `None` when it is too long to decode.
+    pub(crate) fn new(uri: JsonStr<'a>) -> Option<Self> {
+        if let Some(plain) = uri.as_plain() {
+            return Some(UriText::Plain(plain));
+        }
+        let mut buf = [0u8; MAX_ESCAPED_URI_LEN];
+        let len = uri.decode_into(&mut buf)?.len();
+        Some(UriText::Decoded(buf, len))
+    }
+
+    pub(crate) fn as_str(&self) -> &str {
+        match self {
+            UriText::Plain(s) => s,
+            UriText::Decoded(buf, len) => buf
+                .get(..*len)
+                .and_then(|b| core::str::from_utf8(b).ok())
+                .unwrap_or(""),
+        }
+    }
+}
+
 /// A `resources/read` of a URI that names a known resource or matches a template.
 #[derive(Clone, Copy, Debug)]
 pub struct ResourceRead<'a> {
     pub(crate) ctx: RequestContext<'a>,
-    pub(crate) uri: &'a str,
+    pub(crate) uri: UriText<'a>,
     pub(crate) uri_json: JsonStr<'a>,
     pub(crate) target: ResourceTarget<'a>,
 }
 
 impl<'a> ResourceRead<'a> {
-    /// The requested URI.
-    pub fn uri(&self) -> &'a str {
-        self.uri
+    /// The requested URI (unescaped).
+    pub fn uri(&self) -> &str {
+        self.uri.as_str()
     }
 
     /// What it resolved to.
@@ -104,9 +137,11 @@ impl<'a> ResourceRead<'a> {
     }
 
     /// The value of a template variable (for a template match).
-    pub fn var(&self, name: &str) -> Option<&'a str> {
+    pub fn var(&self, name: &str) -> Option<&str> {
         match self.target {
-            ResourceTarget::Template(t) => uri_template::variable(t.uri_template, self.uri, name),
+            ResourceTarget::Template(t) => {
+                uri_template::variable(t.uri_template, self.uri.as_str(), name)
+            }
             ResourceTarget::Fixed(_) => None,
         }
     }

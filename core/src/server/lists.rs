@@ -14,9 +14,10 @@ pub(crate) fn cursor(params: Object<'_>) -> Result<usize, BadCursor> {
     let Some(cursor) = params.get("cursor") else {
         return Ok(0);
     };
+    let mut buf = [0u8; 16];
     let text = cursor
         .as_str()
-        .and_then(|s| s.as_plain())
+        .and_then(|s| s.decode_into(&mut buf))
         .ok_or(BadCursor)?;
     if text.is_empty() || text.len() > 9 || !text.bytes().all(|b| b.is_ascii_digit()) {
         return Err(BadCursor);

@@ -29,7 +29,8 @@ mod uri_template;
 
 pub use accept::{Accepted, DefinitionError, Server};
 pub use call::{
-    Call, Completion, CompletionRef, PromptGet, ResourceRead, ResourceTarget, ToolCall,
+    Call, Completion, CompletionRef, MAX_ESCAPED_URI_LEN, PromptGet, ResourceRead, ResourceTarget,
+    ToolCall,
 };
 pub use config::{CacheScope, Config, ServerCapabilities, ServerInfo};
 pub use context::{Principal, RequestContext, Round};
