@@ -1,44 +1,5 @@
-//! Canonical digest of a JSON value (object key order ignored, array order and number kind kept).
-//!
-//! [`canonical_digest`] feeds an unambiguous byte encoding of a [`Value`] into any
-//! [`DigestSink`] (a hash, a MAC, or a closure), with no buffer beyond fixed stack frames:
-//!
-//! - an object's members are emitted in key order, found by scanning the object for the
-//!   next-larger keys (no table of the members: each pass keeps only the next eight in a
-//!   fixed window, so objects of up to eight members take one pass and larger ones one pass
-//!   per eight; sound because [`parse`](super::parse) rejects duplicate keys); keys compare
-//!   by their decoded text, in Unicode scalar order (which is also UTF-8 byte order);
-//! - an array's items are emitted in order;
-//! - strings (keys included) are emitted as their decoded UTF-8 text, so `"\u0061"` and `"a"`
-//!   are the same string;
-//! - numbers are emitted as their literal, tagged with its kind: `1` (an integer literal) and
-//!   `1.0` (a literal with a fraction or exponent) differ, and so do `1.0` and `1.00`; a string
-//!   `"1"` and a number `1` differ by their tags.
-//!
-//! # Encoding
-//!
-//! | JSON          | bytes                                                             |
-//! |---------------|-------------------------------------------------------------------|
-//! | `null`        | `n`                                                               |
-//! | `true`/`false`| `t` / `f`                                                         |
-//! | integer       | `i`, the literal's length, the literal                            |
-//! | other number  | `d`, the literal's length, the literal                            |
-//! | string        | `s`, the decoded text's length in bytes, the decoded UTF-8 text   |
-//! | array         | `[`, each item, `]`                                               |
-//! | object        | `{`, each member in key order as key (a string) then value, `}`   |
-//!
-//! Lengths are unsigned LEB128 (seven bits a byte, low bits first, the high bit set on every
-//! byte but the last), so a length is itself self-delimiting. Every encoding starts with a tag, and a container's closing tag differs from every
-//! opening tag, so no encoding is a prefix of another: two values share an encoding only if
-//! they are canonically equal.
-//!
-//! # Cost
-//!
-//! No memory beyond the stack frames of the recursion (about 300 bytes per object level,
-//! most of it the eight-member window), whose depth is that of the value (bounded by the
-//! parse depth limit, and refused beyond [`CANONICAL_MAX_DEPTH`]). Time is linear in the
-//! bytes of arrays and scalars and, for each object, proportional to its size times
-//! `1 + members / 8` passes.
+//! Canonical digest of a JSON value (object key order ignored, array order and number kind
+//! kept): see [`canonical_digest`].
 
 use super::string::JsonStr;
 use super::value::{Kind, Object, Value};
@@ -85,7 +46,45 @@ impl core::fmt::Display for TooDeep {
 
 impl core::error::Error for TooDeep {}
 
-/// Feeds the canonical encoding of `value` into `sink` (see the [module docs](self)).
+/// Feeds an unambiguous byte encoding of `value` into any
+/// [`DigestSink`] (a hash, a MAC, or a closure), with no buffer beyond fixed stack frames:
+///
+/// - an object's members are emitted in key order, found by scanning the object for the
+///   next-larger keys (no table of the members: each pass keeps only the next eight in a
+///   fixed window, so objects of up to eight members take one pass and larger ones one pass
+///   per eight; sound because [`parse`](super::parse) rejects duplicate keys); keys compare
+///   by their decoded text, in Unicode scalar order (which is also UTF-8 byte order);
+/// - an array's items are emitted in order;
+/// - strings (keys included) are emitted as their decoded UTF-8 text, so `"\u0061"` and `"a"`
+///   are the same string;
+/// - numbers are emitted as their literal, tagged with its kind: `1` (an integer literal) and
+///   `1.0` (a literal with a fraction or exponent) differ, and so do `1.0` and `1.00`; a string
+///   `"1"` and a number `1` differ by their tags.
+///
+/// # Encoding
+///
+/// | JSON          | bytes                                                             |
+/// |---------------|-------------------------------------------------------------------|
+/// | `null`        | `n`                                                               |
+/// | `true`/`false`| `t` / `f`                                                         |
+/// | integer       | `i`, the literal's length, the literal                            |
+/// | other number  | `d`, the literal's length, the literal                            |
+/// | string        | `s`, the decoded text's length in bytes, the decoded UTF-8 text   |
+/// | array         | `[`, each item, `]`                                               |
+/// | object        | `{`, each member in key order as key (a string) then value, `}`   |
+///
+/// Lengths are unsigned LEB128 (seven bits a byte, low bits first, the high bit set on every
+/// byte but the last), so a length is itself self-delimiting. Every encoding starts with a
+/// tag, and a container's closing tag differs from every opening tag, so no encoding is a prefix of another: two values share an encoding only if
+/// they are canonically equal.
+///
+/// # Cost
+///
+/// No memory beyond the stack frames of the recursion (about 300 bytes per object level,
+/// most of it the eight-member window), whose depth is that of the value (bounded by the
+/// parse depth limit, and refused beyond [`CANONICAL_MAX_DEPTH`]). Time is linear in the
+/// bytes of arrays and scalars and, for each object, proportional to its size times
+/// `1 + members / 8` passes.
 ///
 /// On error the sink has received part of an encoding and should be discarded.
 pub fn canonical_digest<S: DigestSink + ?Sized>(

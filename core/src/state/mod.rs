@@ -34,8 +34,29 @@
 //!
 //! [`Keys`] is exactly one of a single [`Secret`] or a [`KeyRing`] of 1 to 8 named secrets;
 //! invalid configuration ([`ConfigError`]) is refused when the keys are built. A ring seals
-//! with its first key and opens with the key a token names. See the token format in
-//! [`TOKEN_PREFIX`]'s module docs and the rotation recipe in `docs/state.md`.
+//! with its first key and opens with the key a token names. The rotation recipe for a cluster
+//! is in `docs/state.md`.
+//!
+//! # Token format
+//!
+//! ```text
+//! s1.<key id>.<payload>.<mac>
+//! ```
+//!
+//! - `s1.` is the version prefix;
+//! - `<key id>` names the ring key that sealed the token, and is empty for a token sealed
+//!   with a single secret;
+//! - `<payload>` is base64url without padding of the JSON text
+//!   `{"iat":<issued at>,"exp":<expires at>,"data":<data>}` (Unix seconds; the data exactly
+//!   as the handler wrote it, surrounding whitespace trimmed): readable, not encrypted;
+//! - `<mac>` is base64url without padding of the 32-byte HMAC-SHA256, under the key, of a
+//!   domain label, the 32-byte binding hash (SHA-256 of another label, the method, the
+//!   principal and the canonical salient params) and the token text before the last `.`.
+//!
+//! The key id is authenticated along with the rest. Opening with a ring looks the id up; a
+//! token without an id is tried against each key of the ring (at most
+//! [`KeyRing::CAPACITY`] MACs over short inputs, the binding being
+//! hashed once). Opening with a single secret verifies against it whatever the id says.
 //!
 //! # Failures
 //!

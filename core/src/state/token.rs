@@ -1,23 +1,4 @@
-//! The token format and its size bounds.
-//!
-//! ```text
-//! s1.<key id>.<payload>.<mac>
-//! ```
-//!
-//! - `s1.` is the version prefix;
-//! - `<key id>` names the ring key that sealed the token, and is empty for a token sealed
-//!   with a single secret;
-//! - `<payload>` is base64url without padding of the JSON text
-//!   `{"iat":<issued at>,"exp":<expires at>,"data":<data>}` (Unix seconds; the data exactly
-//!   as the handler wrote it, surrounding whitespace trimmed): readable, not encrypted;
-//! - `<mac>` is base64url without padding of the 32-byte HMAC-SHA256, under the key, of a
-//!   domain label, the 32-byte binding hash (SHA-256 of another label, the method, the
-//!   principal and the canonical salient params) and the token text before the last `.`.
-//!
-//! The key id is authenticated along with the rest. Opening with a ring looks the id up; a
-//! token without an id is tried against each key of the ring (at most
-//! [`KeyRing::CAPACITY`](super::KeyRing::CAPACITY) MACs over short inputs, the binding being
-//! hashed once). Opening with a single secret verifies against it whatever the id says.
+//! The token format and its size bounds (documented on the [`state`](super) module).
 
 use super::key_id::{KeyId, is_key_id_byte};
 use super::mac::MAC_LEN;
