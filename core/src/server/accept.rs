@@ -14,6 +14,8 @@ use crate::rpc::{self, ErrorCode, Id, Incoming, Request};
 use crate::schema::Options as SchemaOptions;
 
 /// The outcome of [`Server::accept`].
+// No heap in the core: a call lives on the stack for one round, unboxed.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug)]
 pub enum Accepted<'a> {
     /// The core wrote the whole reply: `out[..n]`.
@@ -174,6 +176,9 @@ impl<'c, A: Registry> Server<'c, A> {
             | Method::ResourceTemplatesList
             | Method::PromptsList => {
                 let start = lists::cursor(params)?;
+                if start > lists::len(&self.app, method) {
+                    return Err(Refusal::Invalid("Invalid cursor"));
+                }
                 return Ok(Routed::Answer(Answer::List(method, start)));
             }
             Method::ToolsCall => Call::Tool(self.tool_call(ctx, params)?),
@@ -377,6 +382,8 @@ fn required_str<'a>(
         .ok_or(Refusal::Invalid(message))
 }
 
+// No heap in the core: a call lives on the stack for one round, unboxed.
+#[allow(clippy::large_enum_variant)]
 enum Routed<'a> {
     Call(Call<'a>),
     Answer(Answer<'a>),

@@ -88,6 +88,8 @@ pub enum ResourceTarget<'a> {
 pub const MAX_ESCAPED_URI_LEN: usize = 256;
 
 /// A requested URI: borrowed when it needed no unescaping, decoded into the call otherwise.
+// No heap in the core: a call lives on the stack for one round, unboxed.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum UriText<'a> {
     Plain(&'a str),
@@ -305,6 +307,8 @@ impl<'a> Deref for Completion<'a> {
 }
 
 /// A call the application must run.
+// No heap in the core: a call lives on the stack for one round, unboxed.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Copy, Debug)]
 pub enum Call<'a> {
     /// `tools/call`

@@ -25,6 +25,16 @@ pub(crate) fn cursor(params: Object<'_>) -> Result<usize, BadCursor> {
     text.parse().map_err(|_| BadCursor)
 }
 
+/// How many entries the list of `method` has.
+pub(crate) fn len<A: Registry + ?Sized>(app: &A, method: Method) -> usize {
+    match method {
+        Method::ToolsList => app.tools().len(),
+        Method::ResourcesList => app.resources().len(),
+        Method::ResourceTemplatesList => app.resource_templates().len(),
+        _ => app.prompts().len(),
+    }
+}
+
 /// Writes the members of a `DiscoverResult` (without the trailer).
 pub(crate) fn discover(w: &mut Writer<'_>, config: &Config<'_>, caps: ServerCapabilities) {
     w.raw(b"\"supportedVersions\":");

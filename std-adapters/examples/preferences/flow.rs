@@ -55,7 +55,7 @@ impl Default for Scratch {
     }
 }
 
-fn json<'b>(buf: &'b mut [u8], f: impl FnOnce(&mut Writer<'_>)) -> Result<&'b [u8], Error> {
+fn json(buf: &mut [u8], f: impl FnOnce(&mut Writer<'_>)) -> Result<&[u8], Error> {
     let mut w = Writer::new(buf);
     f(&mut w);
     let n = w
