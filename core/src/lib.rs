@@ -56,3 +56,8 @@ pub mod rpc;
 pub mod schema;
 pub mod server;
 pub mod state;
+
+/// The README's examples, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+pub struct ReadmeDoctests;
