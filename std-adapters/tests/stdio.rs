@@ -13,10 +13,12 @@ use std::time::Duration;
 
 use common::{call, call_with_progress, cancel, first_text, request, start, start_with};
 use serde_json::{Value, json};
-use snodo_core::server::{Done, Error, Handler, Registry, Tool, ToolCall, ToolReply};
+use snodo_core::server::{
+    Config, Done, Error, Handler, Registry, Server, Tool, ToolCall, ToolReply,
+};
 use snodo_std::AsyncHandler;
-use snodo_std::stdio::StdioConfig;
-use tokio::io::{AsyncWrite, DuplexStream};
+use snodo_std::stdio::{StdioConfig, serve};
+use tokio::io::{AsyncWrite, AsyncWriteExt, DuplexStream};
 use tokio::sync::{Barrier, Notify};
 
 /// What the tests observe of and control in the fixture's tools.
@@ -647,4 +649,28 @@ async fn a_synchronous_handler_serves_too() {
         "hello from a sync handler"
     );
     assert!(client.finish().await.is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_closed_output_ends_serving_with_an_error() {
+    let (app, _) = fixture();
+    let server = Server::new(Config::new("stdio-test", "0.0.1"), app);
+    let (mut client_in, server_in) = tokio::io::duplex(1 << 16);
+    let (server_out, client_out) = tokio::io::duplex(1 << 16);
+    let serving = tokio::spawn(serve(
+        Arc::new(server),
+        server_in,
+        server_out,
+        StdioConfig::default(),
+    ));
+    drop(client_out);
+    let line = format!("{}\n", call(1, "echo", json!({"text": "nobody reads"})));
+    client_in.write_all(line.as_bytes()).await.unwrap();
+    // The input stays open: only the failed output can end the server.
+    let ended = tokio::time::timeout(common::PATIENCE, serving)
+        .await
+        .expect("the server stops")
+        .expect("server task");
+    assert!(ended.is_err(), "writing to a closed output is an error");
+    drop(client_in);
 }
