@@ -38,7 +38,9 @@
 
 mod clock;
 pub mod handler;
+pub mod secret;
 pub mod stdio;
 
 pub use clock::unix_seconds;
 pub use handler::{AsyncHandler, handle, run_call};
+pub use secret::{process_state_options, random_secret};

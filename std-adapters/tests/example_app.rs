@@ -4,6 +4,10 @@ mod common;
 
 #[path = "../examples/preferences/app.rs"]
 mod app;
+#[path = "../examples/preferences/flow.rs"]
+mod flow;
+#[path = "../examples/preferences/mrtr_app.rs"]
+mod mrtr_app;
 
 use common::{Client, PATIENCE, call, call_with_progress, first_text, request, start_server};
 use serde_json::{Value, json};
@@ -34,7 +38,18 @@ async fn lists_the_catalogue() {
         .iter()
         .map(|t| t["name"].as_str().unwrap())
         .collect();
-    assert_eq!(names, ["echo", "add", "slow_count", "fail"]);
+    assert_eq!(
+        names,
+        [
+            "echo",
+            "add",
+            "slow_count",
+            "fail",
+            "preference_preview",
+            "reset_preview",
+            "url_preview"
+        ]
+    );
     assert!(tools["result"]["tools"][1]["outputSchema"].is_object());
 
     let resources = round(&request(2, "resources/list", json!({}))).await;

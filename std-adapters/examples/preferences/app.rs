@@ -1,15 +1,10 @@
 //! The application the `preferences` example serves: its catalogue and its handlers.
 //!
 //! Everything the server offers is listed once, in the `const` catalogue below, and routed by
-//! name in the [`AsyncHandler`] impl. Each family has a slot for the multi round-trip
-//! preference flow, which joins this file without changing its shape:
-//!
-//! - tools `preference_preview`, `reset_preview` and `url_preview` (after the basic tools in
-//!   [`TOOLS`], routed in [`App::call_tool`]);
-//! - the resource `preview://preferences` (in [`RESOURCES`], routed in
-//!   [`App::read_resource`]);
-//! - the prompt `preference_prompt` (in [`PROMPTS`], routed in [`App::get_prompt`]);
-//! - the keys its sealed request state needs, as fields of [`App`] set in [`App::new`].
+//! name in the [`AsyncHandler`] impl. The multi round-trip preference flow (`flow.rs`,
+//! `mrtr_app.rs`) joins each family: tools `preference_preview`, `reset_preview` and
+//! `url_preview`, the resource `preview://preferences` and the prompt `preference_prompt`.
+//! Its sealed request state uses a secret drawn at start-up ([`config`]).
 
 use std::time::Duration;
 
@@ -21,16 +16,21 @@ use snodo_core::server::{
 };
 use snodo_std::AsyncHandler;
 
+use super::mrtr_app;
+
 /// The server's identity and the hints every result carries.
 pub fn config() -> Config<'static> {
-    let mut config =
-        Config::new("snodo-preferences", env!("CARGO_PKG_VERSION")).with_instructions(INSTRUCTIONS);
+    let mut config = Config::new("snodo-preferences", env!("CARGO_PKG_VERSION"))
+        .with_instructions(INSTRUCTIONS)
+        .with_state(snodo_std::process_state_options());
     config.info.title = Some("Snodo preferences example");
     config
 }
 
 const INSTRUCTIONS: &str = "A demonstration server: echo and add numbers, count slowly with \
-progress, read the about page or a greeting, and render a greeting prompt.";
+progress, read the about page or a greeting, render a greeting prompt, and preview display \
+preferences chosen interactively (preference_preview, preview://preferences, \
+preference_prompt, reset_preview, url_preview).";
 
 // ---------------------------------------------------------------------------------------
 // Catalogue
@@ -72,7 +72,9 @@ pub const TOOLS: &[Tool<'static>] = &[
             r#"{"type":"object","properties":{"reason":{"type":"string"}},"additionalProperties":false}"#,
         )
         .annotations(r#"{"readOnlyHint":true,"openWorldHint":false}"#),
-    // The preference flow's tools join here.
+    mrtr_app::TOOLS[0],
+    mrtr_app::TOOLS[1],
+    mrtr_app::TOOLS[2],
 ];
 
 /// Resources with fixed URIs.
@@ -80,7 +82,7 @@ pub const RESOURCES: &[Resource<'static>] = &[
     Resource::new("preview://about", "about")
         .description("What this server is and what it offers.")
         .mime_type("text/plain"),
-    // `preview://preferences` joins here.
+    mrtr_app::RESOURCE,
 ];
 
 /// Resource templates.
@@ -99,7 +101,7 @@ pub const PROMPTS: &[Prompt<'static>] = &[
     Prompt::new("greeting_prompt")
         .description("Asks the model to write a greeting.")
         .arguments(GREETING_ARGUMENTS),
-    // `preference_prompt` joins here.
+    mrtr_app::PROMPT,
 ];
 
 /// What `completion/complete` suggests for a greeting's `name`.
@@ -110,14 +112,15 @@ const NAMES: &[&str] = &[
 const STYLES: &[&str] = &["casual", "formal", "pirate"];
 
 const ABOUT: &str = "snodo-preferences: an MCP 2026-07-28 server built on snodo-core and \
-snodo-std. Tools: echo, add, slow_count, fail. Resources: preview://about and \
-greeting://{name}. Prompt: greeting_prompt.";
+snodo-std. Tools: echo, add, slow_count, fail, preference_preview, reset_preview, \
+url_preview. Resources: preview://about, preview://preferences and greeting://{name}. \
+Prompts: greeting_prompt, preference_prompt.";
 
 // ---------------------------------------------------------------------------------------
 // The application
 // ---------------------------------------------------------------------------------------
 
-/// The application: stateless today; the preference flow adds its state keys here.
+/// The application: stateless; what a flow needs between rounds travels in sealed state.
 #[derive(Debug, Default)]
 pub struct App {}
 
@@ -157,7 +160,8 @@ impl AsyncHandler for App {
             "add" => add(call, reply),
             "slow_count" => slow_count(call, reply).await,
             "fail" => fail(call, reply),
-            _ => Err(Error::invalid_params("Unknown tool")),
+            _ => mrtr_app::call_tool(call, reply)
+                .unwrap_or(Err(Error::invalid_params("Unknown tool"))),
         }
     }
 
@@ -168,6 +172,7 @@ impl AsyncHandler for App {
     ) -> Result<Done, Error> {
         match call.uri() {
             "preview://about" => Ok(reply.text(Some("text/plain"), ABOUT)),
+            "preview://preferences" => mrtr_app::read_resource(call, reply),
             _ => match call.var("name") {
                 Some(name) => {
                     Ok(reply.text_fmt(Some("text/plain"), format_args!("Hello, {name}!")))
@@ -184,6 +189,7 @@ impl AsyncHandler for App {
     ) -> Result<Done, Error> {
         match call.name() {
             "greeting_prompt" => greeting_prompt(call, reply),
+            "preference_prompt" => mrtr_app::get_prompt(call, reply),
             _ => Err(Error::invalid_params("Unknown prompt")),
         }
     }

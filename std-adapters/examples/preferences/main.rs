@@ -1,13 +1,18 @@
-//! An MCP 2026-07-28 server on snodo: a few tools, resources and prompts over stdio.
+//! An MCP 2026-07-28 server on snodo: a few tools, resources and prompts over stdio, and the
+//! multi round-trip preference flow of the seed's example 20.
 //!
 //! ```text
 //! cargo run -p snodo-std --example preferences -- --stdio
+//! cargo run -p snodo-std --example preferences -- --check
 //! ```
 //!
 //! Standard output carries only MCP messages; logs go to standard error (`RUST_LOG` filters
 //! them, `info` by default).
 
 mod app;
+mod check;
+mod flow;
+mod mrtr_app;
 
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -19,9 +24,10 @@ use tracing_subscriber::EnvFilter;
 use app::App;
 
 const USAGE: &str = "\
-usage: preferences [--stdio]
+usage: preferences [--stdio | --check]
 
   --stdio   serve MCP on standard input and output (the default)
+  --check   drive every preference flow in-process and exit 0 if all is well
   --help    show this help
 ";
 
@@ -30,6 +36,8 @@ usage: preferences [--stdio]
 enum Command {
     /// Serve on standard input and output.
     Stdio,
+    /// Drive the flows in-process.
+    Check,
     /// Print the usage.
     Help,
 }
@@ -39,6 +47,7 @@ fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Command, String>
     for arg in args {
         let next = match arg.as_str() {
             "--stdio" => Command::Stdio,
+            "--check" => Command::Check,
             "-h" | "--help" => return Ok(Command::Help),
             other => return Err(format!("unknown argument `{other}`")),
         };
@@ -63,6 +72,7 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Command::Stdio => run_stdio(),
+        Command::Check => run_check(),
     }
 }
 
@@ -90,6 +100,26 @@ fn run_stdio() -> ExitCode {
             tracing::error!("stdio failed: {e}");
             ExitCode::FAILURE
         }
+    }
+}
+
+fn run_check() -> ExitCode {
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            eprintln!("preferences: cannot start the runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    if runtime.block_on(check::run()) {
+        println!("preferences --check: all is well");
+        ExitCode::SUCCESS
+    } else {
+        println!("preferences --check: some flows failed");
+        ExitCode::FAILURE
     }
 }
 
