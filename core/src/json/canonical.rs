@@ -229,13 +229,19 @@ fn emit_object<S: DigestSink + ?Sized>(
 
 /// Orders keys by their decoded text (Unicode scalar order, which UTF-8 byte order matches).
 fn compare_keys(a: JsonStr<'_>, b: JsonStr<'_>) -> Ordering {
-    let (a_raw, b_raw) = (a.raw(), b.raw());
-    if a_raw.contains(&b'\\') || b_raw.contains(&b'\\') {
-        a.chars().cmp(b.chars())
-    } else {
-        // Validated UTF-8 without escapes: byte order is scalar order.
-        a_raw.cmp(b_raw)
+    let (x, y) = (a.raw(), b.raw());
+    for (p, q) in x.iter().zip(y) {
+        if *p == b'\\' || *q == b'\\' {
+            // An escape before the first difference: compare what the keys decode to.
+            return a.chars().cmp(b.chars());
+        }
+        if p != q {
+            // Equal, escape-free prefixes of validated UTF-8: byte order is scalar order.
+            return p.cmp(q);
+        }
     }
+    // One is an escape-free prefix of the other: the shorter decodes to a prefix of the longer.
+    x.len().cmp(&y.len())
 }
 
 /// A tag and a length (LEB128: seven bits a byte, low bits first), in one update.
@@ -359,14 +365,50 @@ fn skip_ws(b: &[u8], mut i: usize) -> usize {
     i
 }
 
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGHS: u64 = 0x8080_8080_8080_8080;
+
+/// The high bit of each byte of `word` equal to `byte`. Bits above the lowest one may be
+/// false positives; the lowest one is always exact, which is all the skippers use.
+fn bytes_equal(word: u64, byte: u8) -> u64 {
+    let x = word ^ (ONES * u64::from(byte));
+    x.wrapping_sub(ONES) & !x & HIGHS
+}
+
+/// Offset in `b[j..j + 8]` of the first byte `hits` flags in that word, or `None` when fewer
+/// than eight bytes remain. `Some(8)` means no byte of the word is flagged.
+fn next_hit(b: &[u8], j: usize, hits: impl Fn(u64) -> u64) -> Option<usize> {
+    let chunk = b.get(j..)?.first_chunk::<8>()?;
+    let found = hits(u64::from_le_bytes(*chunk));
+    Some(if found == 0 {
+        8
+    } else {
+        (found.trailing_zeros() / 8) as usize
+    })
+}
+
 /// Index just past the validated value starting at `i`.
 fn skip_value(b: &[u8], i: usize) -> Option<usize> {
     match b.get(i)? {
         b'"' => skip_string(b, i),
         b'{' | b'[' => {
+            // Eight bytes at a time to the next quote or bracket (`[` and `{` differ only in
+            // bit 5, as do `]` and `}`).
+            let structural = |word: u64| {
+                let folded = word | (ONES * 0x20);
+                bytes_equal(word, b'"') | bytes_equal(folded, b'{') | bytes_equal(folded, b'}')
+            };
             let mut depth: usize = 0;
             let mut j = i;
             loop {
+                match next_hit(b, j, structural) {
+                    Some(8) => {
+                        j += 8;
+                        continue;
+                    }
+                    Some(offset) => j += offset,
+                    None => {}
+                }
                 match b.get(j)? {
                     b'"' => {
                         j = skip_string(b, j)?;
@@ -397,23 +439,19 @@ fn skip_value(b: &[u8], i: usize) -> Option<usize> {
     }
 }
 
-/// Index just past the string whose opening quote is at `i`: eight bytes at a time while
-/// none of them is a quote or a backslash.
+/// Index just past the string whose opening quote is at `i`, eight bytes at a time to the
+/// next quote or backslash.
 fn skip_string(b: &[u8], i: usize) -> Option<usize> {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGHS: u64 = 0x8080_8080_8080_8080;
-    let has = |word: u64, byte: u8| {
-        let x = word ^ (ONES * u64::from(byte));
-        x.wrapping_sub(ONES) & !x & HIGHS
-    };
+    let special = |word: u64| bytes_equal(word, b'"') | bytes_equal(word, b'\\');
     let mut j = i + 1;
     loop {
-        while let Some(chunk) = b.get(j..).and_then(|rest| rest.first_chunk::<8>()) {
-            let word = u64::from_le_bytes(*chunk);
-            if has(word, b'"') | has(word, b'\\') != 0 {
-                break;
+        match next_hit(b, j, special) {
+            Some(8) => {
+                j += 8;
+                continue;
             }
-            j += 8;
+            Some(offset) => j += offset,
+            None => {}
         }
         match b.get(j)? {
             b'"' => return Some(j + 1),
@@ -490,6 +528,46 @@ mod tests {
     }
 
     #[test]
+    fn key_order_matches_the_order_of_decoded_text() {
+        let keys = [
+            r#""""#,
+            r#""a""#,
+            r#""\u0061""#,
+            r#""ab""#,
+            r#""a\u0062""#,
+            r#""\u0061b""#,
+            r#""b""#,
+            r#""é""#,
+            r#""\u00e9""#,
+            r#""\u00E9""#,
+            r#""\u0100""#,
+            r#""z""#,
+            r#""😀""#,
+            r#""\ud83d\ude00""#,
+            r#""\/""#,
+            r#""/""#,
+            r#""a\n""#,
+            r#""a\t""#,
+            r#""\"""#,
+            r#""xyz""#,
+            r#""xy""#,
+            r#""x\u0079z""#,
+        ];
+        for a in keys {
+            for b in keys {
+                let va = parse(a.as_bytes(), &Limits::default()).unwrap();
+                let vb = parse(b.as_bytes(), &Limits::default()).unwrap();
+                let (ka, kb) = (va.as_str().unwrap(), vb.as_str().unwrap());
+                assert_eq!(
+                    compare_keys(ka, kb),
+                    ka.chars().cmp(kb.chars()),
+                    "{a} vs {b}"
+                );
+            }
+        }
+    }
+
+    #[test]
     fn lengths_are_leb128() {
         let text = std::format!("\"{}\"", "x".repeat(200));
         let r = encode(&text);
@@ -519,6 +597,20 @@ mod tests {
             assert!(walk.member().is_none());
             assert!(k1.starts_with("b") && k2.eq_str("a"));
             assert_eq!(v2.as_array().unwrap().len(), 2);
+        }
+        // Brackets and quotes inside strings, at every offset of a word, in nested values.
+        for pad in 0..17 {
+            let x = "x".repeat(pad);
+            let text = std::format!(
+                r#"[{{"{x}":"{x}]}}[{{\"","n":[1,{{"k":"{x}}}"}},[]],"m":{{}}}},"{x}\\",[[["]"]]]]"#
+            );
+            let value = parse(text.as_bytes(), &Limits::default()).expect(&text);
+            let mut walk = Walk::new(value.raw());
+            let mut theirs = value.as_array().unwrap().iter();
+            while let Some(item) = walk.item() {
+                assert_eq!(Some(item), theirs.next(), "{text}");
+            }
+            assert_eq!(theirs.next(), None);
         }
         // Garbage never panics.
         for junk in [
