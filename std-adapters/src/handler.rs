@@ -132,6 +132,7 @@ pub async fn handle<'a, A: AsyncHandler>(
         Accepted::Replied(n) => return Ok(Handled::Reply(n)),
         Accepted::Silent => return Ok(Handled::Silent),
         Accepted::Cancelled(id) => return Ok(Handled::Cancelled(id)),
+        Accepted::Listen(subscription) => return Ok(Handled::Listen(subscription)),
         Accepted::Call(call) => call,
     };
     let notifier = notifier.map(|n| -> &mut (dyn Notifier + Send) { n });

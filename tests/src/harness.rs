@@ -114,6 +114,13 @@ pub fn round_notified<A: Handler>(
             Some(reply)
         }
         Handled::Silent | Handled::Cancelled(_) => None,
+        // A subscription's first message is its acknowledgement.
+        Handled::Listen(subscription) => {
+            let mut w = snodo_core::json::Writer::new(&mut out);
+            subscription.write_acknowledged(&mut w);
+            let n = w.finish().expect("an acknowledgement fits");
+            Some(parse_output(&out[..n]))
+        }
     };
     (notes, reply)
 }

@@ -7,6 +7,7 @@ use super::call::{
     write_trailer,
 };
 use super::reply::whole_error;
+use super::subscription::{Filter, Subscription};
 use super::{Config, Registry, RequestContext, Round, lists, uri_template};
 use crate::json::{BufferTooSmall, JsonStr, Object, Writer};
 use crate::protocol::{self, MetaError, Method, SUPPORTED_VERSIONS};
@@ -26,6 +27,8 @@ pub enum Accepted<'a> {
     Cancelled(Id<'a>),
     /// The application must run this call, then give the outcome to its `finish`.
     Call(Call<'a>),
+    /// `subscriptions/listen`: open a notification stream (see [`Subscription`]).
+    Listen(Subscription<'a>),
 }
 
 /// A server: configuration plus the application's registry. It holds nothing between
@@ -119,6 +122,7 @@ impl<'c, A: Registry> Server<'c, A> {
         };
         match self.route(request, round) {
             Ok(Routed::Call(call)) => Ok(Accepted::Call(call)),
+            Ok(Routed::Listen(subscription)) => Ok(Accepted::Listen(subscription)),
             Ok(Routed::Answer(answer)) => {
                 answer.write(&mut w, self, request.id);
                 w.finish().map(Accepted::Replied)
@@ -152,7 +156,7 @@ impl<'c, A: Registry> Server<'c, A> {
             }
             Method::PromptsList | Method::PromptsGet => caps.prompts,
             Method::Complete => caps.completions,
-            Method::SubscriptionsListen => false,
+            Method::SubscriptionsListen => true,
         };
         if !advertised {
             return Err(Refusal::UnknownMethod(request.method));
@@ -185,7 +189,15 @@ impl<'c, A: Registry> Server<'c, A> {
             Method::ResourcesRead => Call::Resource(self.resource_read(ctx, params)?),
             Method::PromptsGet => Call::Prompt(self.prompt_get(ctx, params)?),
             Method::Complete => Call::Complete(completion(ctx, params)?),
-            Method::SubscriptionsListen => return Err(Refusal::UnknownMethod(request.method)),
+            Method::SubscriptionsListen => {
+                let filter = Filter::read(params).ok_or(Refusal::Invalid(
+                    "notifications must be a subscription filter",
+                ))?;
+                return Ok(Routed::Listen(Subscription {
+                    id: request.id,
+                    filter: filter.honoured(caps),
+                }));
+            }
         };
         if let Call::Tool(tool_call) = &call {
             if let Some(violation) = self.invalid_arguments(tool_call) {
@@ -386,6 +398,7 @@ fn required_str<'a>(
 #[allow(clippy::large_enum_variant)]
 enum Routed<'a> {
     Call(Call<'a>),
+    Listen(Subscription<'a>),
     Answer(Answer<'a>),
 }
 

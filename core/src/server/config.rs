@@ -63,6 +63,8 @@ pub struct ServerCapabilities {
     pub logging: bool,
     /// `listChanged` on every advertised list (for `subscriptions/listen`).
     pub list_changed: bool,
+    /// `resources.subscribe`: resource updates are delivered to `subscriptions/listen`.
+    pub subscribe: bool,
 }
 
 impl ServerCapabilities {
@@ -83,7 +85,14 @@ impl ServerCapabilities {
                 o.raw("prompts", list);
             }
             if self.resources {
-                o.raw("resources", list);
+                o.object("resources", |r| {
+                    if self.list_changed {
+                        r.bool("listChanged", true);
+                    }
+                    if self.subscribe {
+                        r.bool("subscribe", true);
+                    }
+                });
             }
             if self.tools {
                 o.raw("tools", list);

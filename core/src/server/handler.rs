@@ -2,7 +2,7 @@
 
 use super::{
     Accepted, Call, Completion, CompletionReply, Done, Error, Notifier, PromptGet, PromptReply,
-    Registry, ResourceRead, ResourceReply, Round, Server, ToolCall, ToolReply,
+    Registry, ResourceRead, ResourceReply, Round, Server, Subscription, ToolCall, ToolReply,
 };
 use crate::json::BufferTooSmall;
 use crate::rpc::Id;
@@ -44,6 +44,9 @@ pub enum Handled<'a> {
     Silent,
     /// The client cancelled this request; a synchronous server has nothing left to stop.
     Cancelled(Id<'a>),
+    /// `subscriptions/listen` was admitted: the caller owns the stream (write its
+    /// acknowledgement, then events, then the closing response).
+    Listen(Subscription<'a>),
 }
 
 impl<A: Handler> Server<'_, A> {
@@ -60,6 +63,7 @@ impl<A: Handler> Server<'_, A> {
             Accepted::Replied(n) => return Ok(Handled::Reply(n)),
             Accepted::Silent => return Ok(Handled::Silent),
             Accepted::Cancelled(id) => return Ok(Handled::Cancelled(id)),
+            Accepted::Listen(s) => return Ok(Handled::Listen(s)),
             Accepted::Call(call) => call,
         };
         let app = self.app();

@@ -25,6 +25,7 @@ mod middleware;
 mod notify;
 mod registry;
 mod reply;
+mod subscription;
 mod uri_template;
 
 pub use accept::{Accepted, DefinitionError, Server};
@@ -43,3 +44,4 @@ pub use reply::{
     CompletionReply, Content, Done, ForCompletion, ForPrompt, ForResource, ForTool, Messages,
     PromptReply, Reply, ResourceReply, Role, ToolReply,
 };
+pub use subscription::{Event, Filter, Subscription};

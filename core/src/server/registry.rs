@@ -270,6 +270,7 @@ pub trait Registry {
             completions: self.completions(),
             logging: false,
             list_changed: false,
+            subscribe: false,
         }
     }
 }

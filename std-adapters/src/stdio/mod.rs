@@ -40,7 +40,7 @@ use std::task::Poll;
 
 use snodo_core::json::Writer;
 use snodo_core::rpc::{self, ErrorCode, Id, Incoming};
-use snodo_core::server::{Accepted, Error, Round, Server};
+use snodo_core::server::{Accepted, Error, Round, Server, Subscription};
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
 
@@ -161,6 +161,23 @@ impl<A: AsyncHandler + 'static> Session<A> {
                 self.buffers.give(out);
                 return Ok(());
             }
+            Ok(Accepted::Listen(subscription)) => {
+                // Interim until the event stream lands: acknowledge, then end the
+                // subscription gracefully, so a client is never left waiting.
+                let mut messages = Vec::with_capacity(2);
+                for write in [Subscription::write_acknowledged, Subscription::write_closed] {
+                    let mut w = Writer::new(&mut out);
+                    write(&subscription, &mut w);
+                    if let Ok(len) = w.finish() {
+                        messages.push(out[..len].to_vec());
+                    }
+                }
+                self.buffers.give(out);
+                for message in messages {
+                    queue.send(message).await.map_err(|_| Closed)?;
+                }
+                return Ok(());
+            }
             Ok(Accepted::Cancelled(id)) => {
                 self.buffers.give(out);
                 let key = RequestKey::from(id);
@@ -237,7 +254,7 @@ impl<A: AsyncHandler + 'static> Task<A> {
             Ok(Accepted::Call(call)) => call,
             // `accept` is deterministic, so the reader saw a call too; answer whatever it is.
             Ok(Accepted::Replied(len)) => return Some(out[..len].to_vec()),
-            Ok(Accepted::Silent | Accepted::Cancelled(_)) => return None,
+            Ok(Accepted::Silent | Accepted::Cancelled(_) | Accepted::Listen(_)) => return None,
             Err(_) => {
                 let id = request_id(&self.line, server.config().limits);
                 return Some(error_message(id, ErrorCode::INTERNAL_ERROR, TOO_LARGE));

@@ -1,0 +1,168 @@
+//! `subscriptions/listen`: a long-lived request whose response is a stream of notifications.
+//!
+//! The core admits the request and returns a [`Subscription`]: the honoured filter and the
+//! subscription id (the request's JSON-RPC id). The adapter keeps the request's bytes for as
+//! long as the stream lives, writes the acknowledgement first, then writes each [`Event`] the
+//! filter wants, and ends with the graceful closing response. The core keeps nothing.
+
+use super::ServerCapabilities;
+use crate::json::{Array, Object, Writer};
+use crate::rpc::Id;
+
+/// Something that changed on the server.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Event<'e> {
+    /// The tool list changed.
+    ToolsListChanged,
+    /// The prompt list changed.
+    PromptsListChanged,
+    /// The resource list changed.
+    ResourcesListChanged,
+    /// The resource at this URI changed.
+    ResourceUpdated(&'e str),
+}
+
+/// The notification types a subscription asked for and the server agreed to honour.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Filter<'a> {
+    /// `toolsListChanged`
+    pub tools: bool,
+    /// `promptsListChanged`
+    pub prompts: bool,
+    /// `resourcesListChanged`
+    pub resources: bool,
+    /// `resourceSubscriptions` (URIs, as strings)
+    pub resource_uris: Option<Array<'a>>,
+}
+
+impl<'a> Filter<'a> {
+    /// Reads `params.notifications`; `None` when it is missing or malformed.
+    pub(crate) fn read(params: Object<'a>) -> Option<Self> {
+        let n = params.get("notifications")?.as_object()?;
+        let flag = |key| match n.get(key) {
+            None => Some(false),
+            Some(v) => v.as_bool(),
+        };
+        let resource_uris = match n.get("resourceSubscriptions") {
+            None => None,
+            Some(v) => {
+                let uris = v.as_array()?;
+                if uris.iter().any(|u| u.as_str().is_none()) {
+                    return None;
+                }
+                Some(uris)
+            }
+        };
+        Some(Filter {
+            tools: flag("toolsListChanged")?,
+            prompts: flag("promptsListChanged")?,
+            resources: flag("resourcesListChanged")?,
+            resource_uris,
+        })
+    }
+
+    /// The subset a server with `caps` honours: list changes of advertised families when it
+    /// announces `listChanged`, resource updates when it announces `subscribe`.
+    pub(crate) fn honoured(self, caps: ServerCapabilities) -> Self {
+        Filter {
+            tools: self.tools && caps.tools && caps.list_changed,
+            prompts: self.prompts && caps.prompts && caps.list_changed,
+            resources: self.resources && caps.resources && caps.list_changed,
+            resource_uris: self
+                .resource_uris
+                .filter(|_| caps.resources && caps.subscribe),
+        }
+    }
+
+    fn write(&self, w: &mut Writer<'_>) {
+        w.object(|o| {
+            if self.tools {
+                o.bool("toolsListChanged", true);
+            }
+            if self.prompts {
+                o.bool("promptsListChanged", true);
+            }
+            if self.resources {
+                o.bool("resourcesListChanged", true);
+            }
+            if let Some(uris) = self.resource_uris {
+                o.value("resourceSubscriptions", uris.as_value());
+            }
+        });
+    }
+}
+
+/// An admitted `subscriptions/listen`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Subscription<'a> {
+    pub(crate) id: Id<'a>,
+    pub(crate) filter: Filter<'a>,
+}
+
+impl<'a> Subscription<'a> {
+    /// The subscription id (the request's JSON-RPC id).
+    pub fn id(&self) -> Id<'a> {
+        self.id
+    }
+
+    /// What the server agreed to deliver.
+    pub fn filter(&self) -> Filter<'a> {
+        self.filter
+    }
+
+    /// Whether `event` belongs on this stream.
+    pub fn wants(&self, event: &Event<'_>) -> bool {
+        match event {
+            Event::ToolsListChanged => self.filter.tools,
+            Event::PromptsListChanged => self.filter.prompts,
+            Event::ResourcesListChanged => self.filter.resources,
+            Event::ResourceUpdated(uri) => self.filter.resource_uris.is_some_and(|uris| {
+                uris.iter()
+                    .any(|u| u.as_str().is_some_and(|u| u.eq_str(uri)))
+            }),
+        }
+    }
+
+    fn meta(&self, w: &mut Writer<'_>) {
+        w.raw(b"\"_meta\":{\"io.modelcontextprotocol/subscriptionId\":");
+        self.id.write(w);
+        w.raw(b"}");
+    }
+
+    /// Writes `notifications/subscriptions/acknowledged`, the stream's first message.
+    pub fn write_acknowledged(&self, w: &mut Writer<'_>) {
+        w.raw(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/subscriptions/acknowledged\",\"params\":{");
+        self.meta(w);
+        w.raw(b",\"notifications\":");
+        self.filter.write(w);
+        w.raw(b"}}");
+    }
+
+    /// Writes the notification for `event` (call only when [`Subscription::wants`] it).
+    pub fn write_event(&self, event: &Event<'_>, w: &mut Writer<'_>) {
+        let method = match event {
+            Event::ToolsListChanged => "notifications/tools/list_changed",
+            Event::PromptsListChanged => "notifications/prompts/list_changed",
+            Event::ResourcesListChanged => "notifications/resources/list_changed",
+            Event::ResourceUpdated(_) => "notifications/resources/updated",
+        };
+        w.raw(b"{\"jsonrpc\":\"2.0\",\"method\":");
+        w.str(method);
+        w.raw(b",\"params\":{");
+        self.meta(w);
+        if let Event::ResourceUpdated(uri) = event {
+            w.raw(b",\"uri\":");
+            w.str(uri);
+        }
+        w.raw(b"}}");
+    }
+
+    /// Writes the response that ends the subscription gracefully (e.g. at shutdown).
+    pub fn write_closed(&self, w: &mut Writer<'_>) {
+        w.raw(b"{\"jsonrpc\":\"2.0\",\"id\":");
+        self.id.write(w);
+        w.raw(b",\"result\":{\"resultType\":\"complete\",");
+        self.meta(w);
+        w.raw(b"}}");
+    }
+}
