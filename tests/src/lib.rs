@@ -6,3 +6,4 @@
 
 pub mod fixture;
 pub mod harness;
+pub mod mrtr_fixture;
