@@ -93,7 +93,7 @@ for target in "${targets[@]}"; do
   (cd fuzz && cargo fuzz run --sanitizer none "$target" "$corpus" -- \
       -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
       -print_final_stats=1 "${dict_flag[@]}") >"$log" 2>&1 || status=$?
-  runs=$(grep -Eo 'Done [0-9]+ runs' "$log" | tail -1 | awk '{print $2}')
+  runs=$({ grep -Eo 'Done [0-9]+ runs' "$log" || true; } | tail -1 | awk '{print $2}')
   if [ "$status" -ne 0 ]; then
     tail -n 60 "$log"
     summary+=("$target: FAILED (exit $status); see fuzz/artifacts/$target/")
