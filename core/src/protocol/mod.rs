@@ -2,6 +2,7 @@
 //! capabilities, the method table, and the errors a server owes for each.
 
 mod capabilities;
+pub mod http;
 mod meta;
 mod method;
 
