@@ -926,6 +926,20 @@ fn state_is_bound_to_the_principal() {
     expect(round_as(&server, &leg2(2), "bob"), &invalid_state(2));
     expect(round(&server, &leg2(3)), &invalid_state(3));
     expect(round_as(&server, &leg2(4), "alice"), &asks_style(4));
+    // Anonymity is not an empty identity, nor the reverse.
+    let anonymous = round(
+        &server,
+        &send(5, family.method(), family.params(), form_caps()),
+    );
+    let s5 = state_of(&expect(anonymous, &asks_color(5)));
+    let leg6 = send(
+        6,
+        family.method(),
+        retry(family.params(), Some(&s5), colour()),
+        form_caps(),
+    );
+    expect(round_as(&server, &leg6, ""), &invalid_state(6));
+    expect(round(&server, &leg6), &asks_style(6));
 }
 
 // ---------------------------------------------------------------------------------------
@@ -1348,4 +1362,48 @@ fn a_state_sealed_with_a_secret_opens_with_a_keyring_holding_it_and_back() {
         ),
         &asks_style(5),
     );
+}
+
+#[test]
+fn unknown_fields_in_an_answer_are_tolerated() {
+    let opts = state_options();
+    let server = preferences_server(&opts);
+    let leg1 = round(
+        &server,
+        &send(1, "tools/call", Family::Tool.params(), form_caps()),
+    );
+    let s1 = state_of(&expect(leg1, &asks_color(1)));
+    let colour = json!({
+        "action": "accept",
+        "content": {"color": "teal"},
+        "_meta": {"client": "note"},
+        "futureField": [1, {"x": null}]
+    });
+    let leg2 = round(
+        &server,
+        &send(
+            2,
+            "tools/call",
+            retry(
+                Family::Tool.params(),
+                Some(&s1),
+                Some(json!({"color": colour})),
+            ),
+            form_caps(),
+        ),
+    );
+    expect(leg2, &asks_style(2));
+}
+
+#[test]
+fn sealing_without_configured_keys_is_a_server_error() {
+    // The flow seals on its first leg; a server configured without state keys cannot.
+    let server = Server::new(snodo_tests::fixture::config(), Preferences::new());
+    for family in FAMILIES {
+        let reply = round(
+            &server,
+            &send(1, family.method(), family.params(), form_caps()),
+        );
+        expect(reply, &error(1, -32603));
+    }
 }
