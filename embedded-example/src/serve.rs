@@ -5,6 +5,7 @@
 //! its newline), about 4 KiB in all. Progress notifications are formatted by the core in the
 //! unused tail of the output buffer and written to the link before the reply.
 
+use snodo_core::json::Writer;
 use snodo_core::server::{Handled, Handler, Notifier, Round, Server};
 
 use crate::framing::{Frame, LineReader, Link};
@@ -60,6 +61,25 @@ where
                 link.write_all(&out[..=n])?;
             }
             Ok(Handled::Silent | Handled::Cancelled(_)) => {}
+            Ok(Handled::Listen(subscription)) => {
+                // The device's catalogue never changes, and a link served one request at a
+                // time cannot hold a stream open: acknowledge, then close the stream at once.
+                for closing in [false, true] {
+                    let mut w = Writer::new(&mut out[..MAX_MESSAGE]);
+                    if closing {
+                        subscription.write_closed(&mut w);
+                    } else {
+                        subscription.write_acknowledged(&mut w);
+                    }
+                    match w.finish() {
+                        Ok(n) => {
+                            out[n] = b'\n';
+                            link.write_all(&out[..=n])?;
+                        }
+                        Err(_) => link.write_all(NO_ROOM)?,
+                    }
+                }
+            }
             Err(_) => link.write_all(NO_ROOM)?,
         }
     }

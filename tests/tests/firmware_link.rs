@@ -331,6 +331,11 @@ fn the_device_answers_discover_and_tool_calls_over_stdio() {
         r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":99}}"#.into(),
         r#"{"jsonrpc":"2.0","method":"notifications/whatever"}"#.into(),
         request(r#""list""#, "tools/list", ""),
+        request(
+            r#""sub""#,
+            "subscriptions/listen",
+            r#""notifications":{"toolsListChanged":true}"#,
+        ),
         tool_call("2", "read_sensor", r#"{"channel":0}"#),
         format!(
             r#"{{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{{{with_progress},"name":"read_sensor","arguments":{{"channel":2,"samples":4}}}}}}"#
@@ -375,6 +380,23 @@ fn the_device_answers_discover_and_tool_calls_over_stdio() {
         assert_eq!(tool["inputSchema"]["type"], "object", "{tool}");
         assert_eq!(tool["outputSchema"]["type"], "object", "{tool}");
     }
+
+    // A catalogue that never changes: the stream is acknowledged, honouring nothing, and
+    // closed at once so the link can go on.
+    let acknowledged = next();
+    assert_eq!(
+        acknowledged["method"],
+        "notifications/subscriptions/acknowledged"
+    );
+    assert!(acknowledged.get("id").is_none(), "{acknowledged}");
+    assert_eq!(
+        acknowledged["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        "sub"
+    );
+    assert_eq!(acknowledged["params"]["notifications"], json!({}));
+    let closed = next();
+    assert_eq!(closed["id"], "sub");
+    assert_eq!(closed["result"]["resultType"], "complete", "{closed}");
 
     tool_result_is(
         next(),
