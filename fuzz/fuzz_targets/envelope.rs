@@ -22,13 +22,15 @@ use std::sync::LazyLock;
 
 use libfuzzer_sys::fuzz_target;
 use serde_json::Value;
+use snodo_core::json::Writer;
 use snodo_core::mrtr::{Elicitation, ListRoots, Response};
 use snodo_core::protocol::LogLevel;
 use snodo_core::rpc::ErrorCode;
 use snodo_core::server::{
     Completion, CompletionRef, CompletionReply, Config, Done, Error, Handled, Handler, Notifier,
     Prompt, PromptArgument, PromptGet, PromptReply, Registry, Resource, ResourceRead,
-    ResourceReply, ResourceTarget, ResourceTemplate, Round, Server, Tool, ToolCall, ToolReply,
+    ResourceReply, ResourceTarget, ResourceTemplate, Round, Server, Subscription, Tool, ToolCall,
+    ToolReply,
 };
 use snodo_core::state::{Keys, OPEN_SCRATCH_LEN, StateOptions};
 
@@ -314,6 +316,12 @@ fn refused_envelope(reply: &Value) -> bool {
 }
 
 fn check_reply(bytes: &[u8], input: Option<&Envelope>) {
+    check_response(bytes, input, true);
+}
+
+/// `server_info`: whether the result must name the server in `_meta` (the closing response of
+/// a subscription does not, yet).
+fn check_response(bytes: &[u8], input: Option<&Envelope>, server_info: bool) {
     assert!(bytes.is_ascii(), "non-ASCII reply");
     let reply: Value = serde_json::from_slice(bytes).unwrap_or_else(|e| {
         panic!(
@@ -331,10 +339,13 @@ fn check_reply(bytes: &[u8], input: Option<&Envelope>) {
         (Some(result), None) => {
             let kind = result["resultType"].as_str().expect("resultType");
             assert!(kind == "complete" || kind == "input_required", "{reply}");
-            assert_eq!(
-                result["_meta"]["io.modelcontextprotocol/serverInfo"]["name"], "fuzz-fixture",
-                "{reply}"
-            );
+            assert!(!server_info || result["_meta"].is_object(), "{reply}");
+            if server_info {
+                assert_eq!(
+                    result["_meta"]["io.modelcontextprotocol/serverInfo"]["name"], "fuzz-fixture",
+                    "{reply}"
+                );
+            }
         }
         (None, Some(error)) => {
             assert!(error["code"].is_i64(), "{reply}");
@@ -392,6 +403,7 @@ fn round(data: &[u8], out_len: usize, input: Option<&Envelope>) {
                 assert!(input.notification, "only a notification cancels");
             }
         }
+        Ok(Handled::Listen(subscription)) => check_stream(&subscription, input),
         Err(too_small) => {
             assert!(too_small.required > out_len, "{too_small:?} for {out_len}");
             // The size reported is enough.
@@ -403,6 +415,19 @@ fn round(data: &[u8], out_len: usize, input: Option<&Envelope>) {
             }
         }
     }
+}
+
+/// The acknowledgement is a notification; the closing response answers the request.
+fn check_stream(subscription: &Subscription<'_>, input: Option<&Envelope>) {
+    let mut buf = vec![0u8; 64 * 1024];
+    let mut w = Writer::new(&mut buf);
+    subscription.write_acknowledged(&mut w);
+    let n = w.finish().expect("the acknowledgement fits 64 KiB");
+    check_notification(&buf[..n]);
+    let mut w = Writer::new(&mut buf);
+    subscription.write_closed(&mut w);
+    let n = w.finish().expect("the closing response fits 64 KiB");
+    check_response(&buf[..n], input, false);
 }
 
 fuzz_target!(|data: &[u8]| {
