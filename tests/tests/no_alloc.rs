@@ -141,6 +141,12 @@ fn run_on<A: Handler>(
     match server.handle(input, NOW, out, Some(notifier)) {
         Ok(Handled::Reply(n)) => Some(Some(n)),
         Ok(Handled::Silent | Handled::Cancelled(_)) => Some(None),
+        Ok(Handled::Listen(subscription)) => {
+            // The stream's first message, written into the same fixed buffer.
+            let mut w = snodo_core::json::Writer::new(out);
+            subscription.write_acknowledged(&mut w);
+            w.finish().ok().map(Some)
+        }
         Err(_) => None,
     }
 }
@@ -197,6 +203,14 @@ fn inputs() -> Vec<(Target, Vec<u8>)> {
         text(Full, bare("l2", "resources/list")),
         text(Full, bare("l3", "resources/templates/list")),
         text(Full, bare("l4", "prompts/list")),
+        text(
+            Full,
+            request(
+                "sub",
+                "subscriptions/listen",
+                json!({"notifications": {"toolsListChanged": true, "resourceSubscriptions": ["fixture://readme"]}}),
+            ),
+        ),
         text(Paged, bare(2, "tools/list")),
         text(Paged, request(3, "tools/list", json!({"cursor": "2"}))),
         text(Paged, request(4, "tools/list", json!({"cursor": "6"}))),
