@@ -1,7 +1,7 @@
 //! # snodo-std
 //!
-//! Host adapters for [`snodo_core`]: asynchronous handlers ([`AsyncHandler`]) and the tokio
-//! stdio transport ([`stdio`]).
+//! Host adapters for [`snodo_core`]: asynchronous handlers ([`AsyncHandler`]), the tokio
+//! stdio transport ([`stdio`]) and the Streamable HTTP transport on hyper ([`http`]).
 //!
 //! The core does the protocol: it admits each message and hands back a typed call; these
 //! adapters run the application's `async` handler for it and move the bytes. A server is
@@ -37,7 +37,9 @@
 #![warn(missing_docs)]
 
 mod clock;
+pub mod events;
 pub mod handler;
+pub mod http;
 pub mod secret;
 pub mod stdio;
 

@@ -1,0 +1,86 @@
+//! Change events for `subscriptions/listen` streams.
+//!
+//! The application publishes what changed on an [`EventBus`]; every open subscription stream
+//! holds a receiver and writes the events its filter wants
+//! ([`Subscription::wants`](snodo_core::server::Subscription::wants)). The bus is a bounded
+//! broadcast channel: publishing never waits, and a stream that falls more than the capacity
+//! behind is told that everything it subscribed to may have changed (one notification per
+//! wanted kind and per subscribed URI), which is always a correct, if coarse, answer.
+
+use std::sync::Arc;
+
+use snodo_core::server::Event;
+use tokio::sync::broadcast;
+
+/// Something that changed on the server: the owned twin of the core's [`Event`].
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum ServerEvent {
+    /// The tool list changed.
+    ToolsListChanged,
+    /// The prompt list changed.
+    PromptsListChanged,
+    /// The resource list changed.
+    ResourcesListChanged,
+    /// The resource at this URI changed.
+    ResourceUpdated(Arc<str>),
+}
+
+impl ServerEvent {
+    /// A resource update for `uri`.
+    pub fn resource_updated(uri: impl Into<Arc<str>>) -> Self {
+        ServerEvent::ResourceUpdated(uri.into())
+    }
+
+    /// The core's view of this event, to test and write it against a subscription.
+    pub fn as_event(&self) -> Event<'_> {
+        match self {
+            ServerEvent::ToolsListChanged => Event::ToolsListChanged,
+            ServerEvent::PromptsListChanged => Event::PromptsListChanged,
+            ServerEvent::ResourcesListChanged => Event::ResourcesListChanged,
+            ServerEvent::ResourceUpdated(uri) => Event::ResourceUpdated(uri),
+        }
+    }
+}
+
+/// Where the application announces changes; clone it freely (clones share one channel).
+#[derive(Clone, Debug)]
+pub struct EventBus {
+    sender: broadcast::Sender<ServerEvent>,
+}
+
+impl EventBus {
+    /// Events a slow stream may fall behind by before it is told that everything changed.
+    pub const DEFAULT_CAPACITY: usize = 256;
+
+    /// A bus with [`EventBus::DEFAULT_CAPACITY`].
+    pub fn new() -> Self {
+        Self::with_capacity(Self::DEFAULT_CAPACITY)
+    }
+
+    /// A bus whose streams may fall `capacity` events behind (at least 1).
+    pub fn with_capacity(capacity: usize) -> Self {
+        let (sender, _) = broadcast::channel(capacity.max(1));
+        EventBus { sender }
+    }
+
+    /// Announces `event` to every open stream; returns how many streams were listening.
+    pub fn publish(&self, event: ServerEvent) -> usize {
+        self.sender.send(event).unwrap_or(0)
+    }
+
+    /// A receiver of every event published from now on.
+    pub fn subscribe(&self) -> broadcast::Receiver<ServerEvent> {
+        self.sender.subscribe()
+    }
+
+    /// How many streams are listening.
+    pub fn listeners(&self) -> usize {
+        self.sender.receiver_count()
+    }
+}
+
+impl Default for EventBus {
+    fn default() -> Self {
+        Self::new()
+    }
+}

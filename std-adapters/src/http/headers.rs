@@ -1,0 +1,76 @@
+//! The MCP request headers of a request, handed to the core's pure check
+//! ([`snodo_core::protocol::http::check_request`]).
+
+use http::HeaderMap;
+use snodo_core::json::Limits;
+use snodo_core::protocol::http::{
+    HEADER_METHOD, HEADER_NAME, HEADER_PROTOCOL_VERSION, HeaderMismatch, MAX_PARAM_NAME_LEN,
+    ParamHeaders, RequestHeaders, check_request, tool_name,
+};
+use snodo_core::rpc::Request;
+use snodo_core::server::{Registry, Server};
+
+use super::admission::trim;
+
+const PARAM_PREFIX: &[u8] = b"mcp-param-";
+
+/// `Mcp-Param-*` lookups in a header map.
+struct Params<'h>(&'h HeaderMap);
+
+impl ParamHeaders for Params<'_> {
+    fn param(&self, name: &str) -> Option<&[u8]> {
+        let mut buf = [0u8; PARAM_PREFIX.len() + MAX_PARAM_NAME_LEN];
+        let full = buf.get_mut(..PARAM_PREFIX.len() + name.len())?;
+        let (prefix, rest) = full.split_at_mut(PARAM_PREFIX.len());
+        prefix.copy_from_slice(PARAM_PREFIX);
+        rest.copy_from_slice(name.as_bytes());
+        rest.make_ascii_lowercase();
+        let full = std::str::from_utf8(full).ok()?;
+        self.0.get(full).map(|v| trim(v.as_bytes()))
+    }
+}
+
+/// The one value of header `name`, trimmed; a header that occurs twice is refused.
+fn single<'h>(map: &'h HeaderMap, name: &str) -> Result<Option<&'h [u8]>, HeaderMismatch> {
+    let mut values = map.get_all(name).iter();
+    let first = values.next();
+    if values.next().is_some() {
+        return Err(HeaderMismatch::Repeated);
+    }
+    Ok(first.map(|v| trim(v.as_bytes())))
+}
+
+/// Checks a request's MCP headers against its body (HTTP 400, -32020 when they disagree).
+pub(crate) fn check<A: Registry>(
+    server: &Server<'_, A>,
+    map: &HeaderMap,
+    request: &Request<'_>,
+) -> Result<(), HeaderMismatch> {
+    let repeated_param = map.keys().any(|k| {
+        k.as_str().as_bytes().starts_with(PARAM_PREFIX) && map.get_all(k).iter().nth(1).is_some()
+    });
+    if repeated_param {
+        return Err(HeaderMismatch::Repeated);
+    }
+    let params = Params(map);
+    let headers = RequestHeaders {
+        protocol_version: single(map, HEADER_PROTOCOL_VERSION)?,
+        method: single(map, HEADER_METHOD)?,
+        name: single(map, HEADER_NAME)?,
+        params: &params,
+    };
+    let schema_text = tool_name(request).and_then(|name| {
+        server
+            .app()
+            .tools()
+            .iter()
+            .find(|t| name.eq_str(t.name))
+            .map(|t| t.input_schema)
+    });
+    let limits = Limits {
+        max_size: usize::MAX,
+        ..server.config().limits
+    };
+    let schema = schema_text.and_then(|s| snodo_core::json::parse(s.as_bytes(), &limits).ok());
+    check_request(&headers, request, schema)
+}

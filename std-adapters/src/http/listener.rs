@@ -1,0 +1,169 @@
+//! The TCP side: accepting connections within a bound, serving HTTP/1.1 on each with a header
+//! read timeout, and shutting down gracefully.
+
+use std::io;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use hyper::body::Incoming;
+use hyper::server::conn::http1;
+use hyper::service::service_fn;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::server::graceful::GracefulShutdown;
+use snodo_core::server::Server;
+use tokio::net::TcpListener;
+use tokio::sync::{Semaphore, watch};
+use tokio::task::JoinSet;
+
+use super::config::HttpConfig;
+use super::service::McpService;
+use crate::handler::AsyncHandler;
+
+/// A bound Streamable HTTP listener. [`serve`](Self::serve) runs it until a
+/// [`ShutdownHandle`] asks it to stop.
+#[derive(Debug)]
+pub struct HttpListener<A: 'static> {
+    listener: TcpListener,
+    service: McpService<A>,
+    stop: watch::Sender<bool>,
+}
+
+/// Asks a listener to shut down: stop accepting, end subscription streams with their closing
+/// response, let requests in flight finish within the grace period, then return.
+#[derive(Clone, Debug)]
+pub struct ShutdownHandle {
+    stop: watch::Sender<bool>,
+}
+
+impl ShutdownHandle {
+    /// Starts the shutdown (again is harmless).
+    pub fn shutdown(&self) {
+        self.stop.send_replace(true);
+    }
+}
+
+impl<A: AsyncHandler + 'static> HttpListener<A> {
+    /// Binds [`HttpConfig::addr`] for `server`, with anonymous callers and no change events.
+    pub async fn bind(server: Arc<Server<'static, A>>, config: HttpConfig) -> io::Result<Self> {
+        Self::bind_service(McpService::new(server, config)).await
+    }
+
+    /// Binds the address of the service's configuration for `service` (which may carry a
+    /// principal hook or an event bus).
+    pub async fn bind_service(service: McpService<A>) -> io::Result<Self> {
+        let config = service.config();
+        let listener = TcpListener::bind(config.addr).await?;
+        let bound = listener.local_addr()?;
+        if !bound.ip().is_loopback() && config.hosts == HttpConfig::new().hosts {
+            tracing::warn!(
+                %bound,
+                "listening beyond loopback while only loopback Host names are allowed"
+            );
+        }
+        Ok(HttpListener {
+            listener,
+            service,
+            stop: watch::Sender::new(false),
+        })
+    }
+
+    /// The bound address (with the port the system picked for port 0).
+    pub fn local_addr(&self) -> io::Result<SocketAddr> {
+        self.listener.local_addr()
+    }
+
+    /// The MCP endpoint's URL, e.g. `http://127.0.0.1:8080/mcp`.
+    pub fn url(&self) -> io::Result<String> {
+        let path = self.service.config().path.as_deref().unwrap_or("/");
+        Ok(format!("http://{}{path}", self.local_addr()?))
+    }
+
+    /// The service every connection runs.
+    pub fn service(&self) -> &McpService<A> {
+        &self.service
+    }
+
+    /// A handle that stops [`serve`](Self::serve).
+    pub fn shutdown_handle(&self) -> ShutdownHandle {
+        ShutdownHandle {
+            stop: self.stop.clone(),
+        }
+    }
+
+    /// Accepts and serves connections until shut down; returns once requests in flight have
+    /// finished or the grace period is over (the rest are dropped).
+    pub async fn serve(self) -> io::Result<()> {
+        let HttpListener {
+            listener,
+            service,
+            stop,
+        } = self;
+        let config = service.config().clone();
+        let mut stopping = stop.subscribe();
+        let slots = Arc::new(Semaphore::new(config.max_connections.max(1)));
+        let graceful = GracefulShutdown::new();
+        let mut connections = JoinSet::new();
+        let mut http = http1::Builder::new();
+        http.timer(TokioTimer::new())
+            .header_read_timeout(config.header_read_timeout)
+            .keep_alive(true);
+        loop {
+            while connections.try_join_next().is_some() {}
+            let slot = tokio::select! {
+                biased;
+                _ = stopping.wait_for(|stop| *stop) => break,
+                slot = Arc::clone(&slots).acquire_owned() => match slot {
+                    Ok(slot) => slot,
+                    Err(_) => break,
+                },
+            };
+            let accepted = tokio::select! {
+                biased;
+                _ = stopping.wait_for(|stop| *stop) => break,
+                accepted = listener.accept() => accepted,
+            };
+            let (stream, peer) = match accepted {
+                Ok(accepted) => accepted,
+                Err(e) => {
+                    // Out of descriptors and the like: pause rather than spin.
+                    tracing::warn!("accept failed: {e}");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+            };
+            if let Err(e) = stream.set_nodelay(true) {
+                tracing::debug!(%peer, "nodelay: {e}");
+            }
+            let per_connection = service.clone();
+            let hyper_service = service_fn(move |request: hyper::Request<Incoming>| {
+                let service = per_connection.clone();
+                async move { Ok::<_, std::convert::Infallible>(service.handle(request).await) }
+            });
+            let connection =
+                graceful.watch(http.serve_connection(TokioIo::new(stream), hyper_service));
+            connections.spawn(async move {
+                if let Err(e) = connection.await {
+                    tracing::debug!(%peer, "connection ended: {e}");
+                }
+                drop(slot);
+            });
+        }
+        drop(listener);
+        service.close_streams();
+        while connections.try_join_next().is_some() {}
+        let in_flight = connections.len();
+        tracing::info!(connections = in_flight, "shutting down");
+        tokio::select! {
+            () = graceful.shutdown() => tracing::info!("every request in flight finished"),
+            () = tokio::time::sleep(config.shutdown_grace) => {
+                tracing::warn!(
+                    connections = connections.len(),
+                    "grace period over; dropping what is still running"
+                );
+            }
+        }
+        connections.shutdown().await;
+        Ok(())
+    }
+}

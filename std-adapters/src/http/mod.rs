@@ -1,0 +1,60 @@
+//! The Streamable HTTP transport of MCP 2026-07-28 on hyper 1: one endpoint, one POST per
+//! message, no sessions.
+//!
+//! [`McpService`] is the endpoint as a `tower::Service`; [`HttpListener`] runs it on a TCP
+//! listener with a connection bound, timeouts and graceful shutdown. Mounted in an axum app
+//! instead, it is `Router::new().route_service("/mcp", service)`.
+//!
+//! # How a POST travels
+//!
+//! 1. **HTTP admission**, before the body is read: another path is 404 (no body), another
+//!    method 405 with `Allow: POST`; a `Host` or an `Origin` outside the allow-lists is 403
+//!    (loopback names by default, against DNS rebinding); `Content-Type` must be
+//!    `application/json` (415, parameters such as `charset` tolerated); `Accept` must allow
+//!    both `application/json` and `text/event-stream` (406; `*/*`, `application/*` and
+//!    `text/*` count); a body over [`HttpConfig::max_body_len`] is 413 and one slower than
+//!    [`HttpConfig::body_read_timeout`] 408. These refusals carry a JSON-RPC error without an
+//!    id.
+//! 2. **Headers against the body**: a request's `MCP-Protocol-Version`, `Mcp-Method`,
+//!    `Mcp-Name` and `Mcp-Param-*` headers are checked by the core's pure
+//!    [`check_request`](snodo_core::protocol::http::check_request); a disagreement is 400
+//!    with -32020, echoing the request's id. Notifications carry no header requirements.
+//! 3. **The round** ([`Server::accept`](snodo_core::server::Server::accept), the
+//!    [`AsyncHandler`](crate::AsyncHandler), `finish`):
+//!    - a reply is one `application/json` message whose status follows its error code:
+//!      400 for -32700, -32600, -32602, -32020, -32021 and -32022, 404 for -32601, 500 for
+//!      -32603, 200 otherwise ([`status_for`](snodo_core::protocol::http::status_for));
+//!    - when the handler reports progress or logs before it finishes, the response becomes a
+//!      `text/event-stream` at the first notification: each message an `event: message`
+//!      with one `data:` line, the reply the last event;
+//!    - a notification or a client's response is 202 with no body; a
+//!      `notifications/cancelled` also stops the request in flight it names, best effort
+//!      ([`HttpConfig::cancel_by_notification`]);
+//!    - `subscriptions/listen` is an event stream that opens with the acknowledgement,
+//!      carries the [`ServerEvent`](crate::events::ServerEvent)s its filter wants (from an
+//!      [`EventBus`](crate::events::EventBus) given to [`McpService::with_events`]) and SSE
+//!      comments as keep-alives, and ends with the closing response when the service closes
+//!      its streams (at shutdown).
+//!
+//! A client that closes the connection cancels its request: the handler's future is dropped
+//! and nothing more is sent. A stray `Mcp-Session-Id` or `Last-Event-ID` is ignored.
+//!
+//! # Who and when
+//!
+//! Callers are [`Principal::Anonymous`](snodo_core::server::Principal) unless
+//! [`McpService::with_principal`] names them from the request (after an authentication layer
+//! in front has verified them); `now` is the system clock in Unix seconds. Logs go through
+//! `tracing`.
+
+mod admission;
+mod body;
+mod config;
+mod headers;
+mod in_flight;
+mod listener;
+mod service;
+
+pub use body::McpBody;
+pub use config::{AllowList, HttpConfig};
+pub use listener::{HttpListener, ShutdownHandle};
+pub use service::{McpService, PrincipalHook};

@@ -1,0 +1,608 @@
+//! The MCP endpoint as a `tower::Service`: one POST, one round.
+
+use std::convert::Infallible;
+use std::fmt;
+use std::future::{Future, poll_fn};
+use std::panic::AssertUnwindSafe;
+use std::pin::{Pin, pin};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use bytes::Bytes;
+use http::header::{ALLOW, CACHE_CONTROL, CONTENT_TYPE, HeaderValue};
+use http::request::Parts;
+use http::{HeaderMap, Request, Response, StatusCode};
+use http_body_util::{BodyExt, LengthLimitError, Limited};
+use snodo_core::json::Writer;
+use snodo_core::protocol::http::reply_status;
+use snodo_core::rpc::{self, ErrorCode, Id, Incoming};
+use snodo_core::server::{Accepted, Error, Notifier, Principal, Round, Server, Subscription};
+use tokio::sync::{broadcast, mpsc, watch};
+use tokio::time::{Instant, Interval};
+
+use super::admission::{self, Refusal};
+use super::body::{Exchange, McpBody, Out, Work, sse_event};
+use super::config::HttpConfig;
+use super::headers;
+use super::in_flight::{InFlight, RequestKey};
+use crate::clock::unix_seconds;
+use crate::events::{EventBus, ServerEvent};
+use crate::handler::{AsyncHandler, run_call};
+
+/// Errors a request body may fail with.
+type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
+/// Who is calling, from the request's line and headers: `Some(id)` for an authenticated
+/// principal, `None` for an anonymous one. See [`McpService::with_principal`].
+pub type PrincipalHook = dyn Fn(&Parts) -> Option<String> + Send + Sync;
+
+/// The MCP endpoint: a `tower::Service` over `http::Request<B>` for any body `B`, so it runs
+/// under the listener of this module ([`HttpListener`](super::HttpListener)) or mounts in an
+/// axum router (`Router::new().route_service("/mcp", service)`).
+///
+/// Cloning is cheap; clones share the server, the configuration, the requests in flight and
+/// the subscription streams.
+pub struct McpService<A: 'static> {
+    inner: Arc<Inner<A>>,
+}
+
+struct Inner<A: 'static> {
+    server: Arc<Server<'static, A>>,
+    config: Arc<HttpConfig>,
+    principal: Option<Arc<PrincipalHook>>,
+    events: Option<EventBus>,
+    shared: Arc<Shared>,
+}
+
+impl<A> Clone for Inner<A> {
+    fn clone(&self) -> Self {
+        Inner {
+            server: Arc::clone(&self.server),
+            config: Arc::clone(&self.config),
+            principal: self.principal.clone(),
+            events: self.events.clone(),
+            shared: Arc::clone(&self.shared),
+        }
+    }
+}
+
+/// What every request of a service shares.
+struct Shared {
+    in_flight: InFlight,
+    buffers: BufferPool,
+    /// Set once: every subscription stream ends with its closing response.
+    closing: watch::Sender<bool>,
+}
+
+impl<A> Clone for McpService<A> {
+    fn clone(&self) -> Self {
+        McpService {
+            inner: Arc::clone(&self.inner),
+        }
+    }
+}
+
+impl<A> fmt::Debug for McpService<A> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("McpService")
+            .field("config", &self.inner.config)
+            .field("events", &self.inner.events.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+/// Idle output buffers kept for reuse.
+const KEEP_BUFFERS: usize = 64;
+
+impl<A: AsyncHandler + 'static> McpService<A> {
+    /// The endpoint for `server`, with anonymous callers and no change events.
+    pub fn new(server: Arc<Server<'static, A>>, config: HttpConfig) -> Self {
+        let buffers = BufferPool::new(config.max_response_len, KEEP_BUFFERS);
+        McpService {
+            inner: Arc::new(Inner {
+                server,
+                config: Arc::new(config),
+                principal: None,
+                events: None,
+                shared: Arc::new(Shared {
+                    in_flight: InFlight::default(),
+                    buffers,
+                    closing: watch::Sender::new(false),
+                }),
+            }),
+        }
+    }
+
+    /// Names the caller of each request from its line and headers (for example the subject
+    /// of a bearer token an authentication layer in front has verified): `Some(id)` becomes
+    /// [`Principal::Id`], `None` [`Principal::Anonymous`]. The principal is bound into sealed
+    /// request state, so a token issued to one caller does not open for another. Refusing
+    /// unauthenticated requests is the job of that layer, not of this hook.
+    #[must_use]
+    pub fn with_principal(
+        self,
+        principal: impl Fn(&Parts) -> Option<String> + Send + Sync + 'static,
+    ) -> Self {
+        let mut inner = Arc::unwrap_or_clone(self.inner);
+        inner.principal = Some(Arc::new(principal));
+        McpService {
+            inner: Arc::new(inner),
+        }
+    }
+
+    /// Delivers the events published on `bus` to `subscriptions/listen` streams (without a
+    /// bus, a stream carries its acknowledgement, keep-alives and, at shutdown, its closing
+    /// response).
+    #[must_use]
+    pub fn with_events(self, bus: EventBus) -> Self {
+        let mut inner = Arc::unwrap_or_clone(self.inner);
+        inner.events = Some(bus);
+        McpService {
+            inner: Arc::new(inner),
+        }
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &HttpConfig {
+        &self.inner.config
+    }
+
+    /// The server.
+    pub fn server(&self) -> &Arc<Server<'static, A>> {
+        &self.inner.server
+    }
+
+    /// Ends every `subscriptions/listen` stream, now and from now on, with its closing
+    /// response (the listener does this when it shuts down). Other requests are unaffected.
+    pub fn close_streams(&self) {
+        self.inner.shared.closing.send_replace(true);
+    }
+
+    /// Answers one HTTP request.
+    pub async fn handle<B>(&self, request: Request<B>) -> Response<McpBody>
+    where
+        B: http_body::Body + Send + 'static,
+        B::Data: Send,
+        B::Error: Into<BoxError>,
+    {
+        let inner = &self.inner;
+        let config = &*inner.config;
+        let (parts, body) = request.into_parts();
+        if let Err(refusal) = admission::admit(&parts, config) {
+            tracing::debug!(?refusal, method = %parts.method, path = parts.uri.path(), "refused");
+            return refused(refusal);
+        }
+        let body = match read_body(body, config.max_body_len, config.body_read_timeout).await {
+            Ok(body) => body,
+            Err(refusal) => {
+                tracing::debug!(?refusal, "request body refused");
+                return refused(refusal);
+            }
+        };
+        let principal = inner.principal.as_ref().and_then(|hook| hook(&parts));
+        let (outputs, received) = mpsc::channel(config.notification_queue.max(1));
+        let work: Work = Box::pin(run(
+            Arc::clone(inner),
+            body,
+            parts.headers,
+            principal,
+            outputs,
+        ));
+        let mut exchange = Exchange::new(work, received);
+        match exchange.next().await {
+            Some(Out::Reply(message, status)) => json(status, message),
+            Some(Out::Accepted) => empty(StatusCode::ACCEPTED),
+            Some(Out::Event(message)) => event_stream(Some(sse_event(&message)), exchange),
+            Some(Out::KeepAlive) => event_stream(Some(Bytes::from_static(b":\n\n")), exchange),
+            // Cancelled before anything was said: an event stream with no events.
+            None => event_stream(None, exchange),
+        }
+    }
+}
+
+impl<A, B> tower_service::Service<Request<B>> for McpService<A>
+where
+    A: AsyncHandler + 'static,
+    B: http_body::Body + Send + 'static,
+    B::Data: Send,
+    B::Error: Into<BoxError>,
+{
+    type Response = Response<McpBody>;
+    type Error = Infallible;
+    type Future = Pin<Box<dyn Future<Output = Result<Response<McpBody>, Infallible>> + Send>>;
+
+    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: Request<B>) -> Self::Future {
+        let service = self.clone();
+        Box::pin(async move { Ok(service.handle(request).await) })
+    }
+}
+
+/// Reads the whole body within the size and time limits.
+async fn read_body<B>(body: B, limit: usize, timeout: Duration) -> Result<Bytes, Refusal>
+where
+    B: http_body::Body,
+    B::Error: Into<BoxError>,
+{
+    match tokio::time::timeout(timeout, Limited::new(body, limit).collect()).await {
+        Err(_) => Err(Refusal::Timeout),
+        Ok(Ok(collected)) => Ok(collected.to_bytes()),
+        Ok(Err(e)) if e.is::<LengthLimitError>() => Err(Refusal::TooLarge),
+        Ok(Err(_)) => Err(Refusal::BadBody),
+    }
+}
+
+/// A request's work: checks the headers against the body, runs the round and sends what it
+/// produces to `outputs`.
+async fn run<A: AsyncHandler + 'static>(
+    inner: Arc<Inner<A>>,
+    body: Bytes,
+    headers: HeaderMap,
+    principal: Option<String>,
+    outputs: mpsc::Sender<Out>,
+) {
+    let server = &*inner.server;
+    let limits = server.config().limits;
+    match rpc::parse(&body, &limits) {
+        Ok(Incoming::Request(request)) => {
+            if let Err(mismatch) = headers::check(server, &headers, &request) {
+                tracing::debug!(?mismatch, "headers disagree with the body");
+                let reply = message(|w| mismatch.write(w, Some(request.id)));
+                let _ = outputs
+                    .send(Out::Reply(reply, StatusCode::BAD_REQUEST))
+                    .await;
+                return;
+            }
+        }
+        Ok(Incoming::Response) => {
+            let _ = outputs.send(Out::Accepted).await;
+            return;
+        }
+        Ok(Incoming::Notification(_)) | Err(_) => {}
+    }
+    let shared = &*inner.shared;
+    let mut out = shared.buffers.take();
+    let round = Round {
+        now: unix_seconds(),
+        principal: principal
+            .as_deref()
+            .map_or(Principal::Anonymous, Principal::Id),
+    };
+    let answer = match server.accept(&body, round, &mut out) {
+        Ok(Accepted::Replied(len)) => {
+            let reply = Bytes::copy_from_slice(&out[..len]);
+            Some(Out::Reply(reply.clone(), status_of(&reply)))
+        }
+        Ok(Accepted::Silent) => Some(Out::Accepted),
+        Ok(Accepted::Cancelled(id)) => {
+            if inner.config.cancel_by_notification {
+                let key = RequestKey::new(principal.as_deref(), id);
+                let stopped = shared.in_flight.cancel(&key);
+                tracing::debug!(request = ?key, stopped, "cancellation");
+            }
+            Some(Out::Accepted)
+        }
+        Ok(Accepted::Call(call)) => {
+            let key = RequestKey::new(principal.as_deref(), call.context().id());
+            let (registration, cancelled) = shared.in_flight.admit(key);
+            let outcome = {
+                let mut notifier = ChannelNotifier { outputs: &outputs };
+                let running =
+                    catch_unwind(run_call(server.app(), &call, &mut out, Some(&mut notifier)));
+                tokio::select! {
+                    biased;
+                    Ok(()) = cancelled => None,
+                    outcome = running => Some(outcome),
+                }
+            };
+            drop(registration);
+            match outcome {
+                None => {
+                    tracing::debug!(id = ?call.context().id(), "cancelled; no response");
+                    None
+                }
+                Some(outcome) => {
+                    let outcome = outcome.unwrap_or_else(|_| {
+                        tracing::error!(id = ?call.context().id(), "handler panicked");
+                        Err(Error::internal("The handler failed"))
+                    });
+                    Some(match call.finish(&mut out, outcome) {
+                        Ok(len) => {
+                            let reply = Bytes::copy_from_slice(&out[..len]);
+                            Out::Reply(reply.clone(), status_of(&reply))
+                        }
+                        Err(too_small) => {
+                            tracing::warn!(required = too_small.required, "reply too large");
+                            too_large(Some(call.context().id()))
+                        }
+                    })
+                }
+            }
+        }
+        Ok(Accepted::Listen(subscription)) => {
+            let events = inner.events.as_ref().map(EventBus::subscribe);
+            let stream = Listen {
+                subscription,
+                outputs: &outputs,
+                closing: shared.closing.subscribe(),
+                events,
+                keep_alive: inner.config.keep_alive,
+            };
+            stream.run(&mut out).await;
+            None
+        }
+        Err(too_small) => {
+            tracing::warn!(required = too_small.required, "reply too large");
+            Some(too_large(request_id(&body, limits)))
+        }
+    };
+    shared.buffers.give(out);
+    if let Some(answer) = answer {
+        let _ = outputs.send(answer).await;
+    }
+}
+
+/// A `subscriptions/listen` stream: the acknowledgement, then the events the filter wants
+/// (and keep-alives) until the service closes streams, then the closing response.
+struct Listen<'a, 'o> {
+    subscription: Subscription<'a>,
+    outputs: &'o mpsc::Sender<Out>,
+    closing: watch::Receiver<bool>,
+    events: Option<broadcast::Receiver<ServerEvent>>,
+    keep_alive: Option<Duration>,
+}
+
+impl Listen<'_, '_> {
+    async fn run(mut self, out: &mut [u8]) {
+        let sub = self.subscription;
+        self.send_written(out, |w| sub.write_acknowledged(w)).await;
+        let mut keep_alive = self
+            .keep_alive
+            .map(|every| tokio::time::interval_at(Instant::now() + every, every));
+        loop {
+            if *self.closing.borrow_and_update() {
+                break;
+            }
+            tokio::select! {
+                changed = self.closing.changed() => {
+                    if changed.is_err() {
+                        break;
+                    }
+                }
+                event = next_event(&mut self.events) => match event {
+                    Ok(event) => {
+                        if sub.wants(&event.as_event()) {
+                            self.send_written(out, |w| sub.write_event(&event.as_event(), w)).await;
+                        }
+                    }
+                    Err(broadcast::error::RecvError::Lagged(missed)) => {
+                        tracing::debug!(missed, "a listen stream fell behind; sending everything");
+                        self.send_everything(out).await;
+                    }
+                    Err(broadcast::error::RecvError::Closed) => self.events = None,
+                },
+                () = tick(&mut keep_alive) => {
+                    let _ = self.outputs.send(Out::KeepAlive).await;
+                }
+            }
+        }
+        let mut w = Writer::new(out);
+        sub.write_closed(&mut w);
+        if let Ok(len) = w.finish() {
+            let reply = Bytes::copy_from_slice(&out[..len]);
+            let _ = self.outputs.send(Out::Reply(reply, StatusCode::OK)).await;
+        }
+    }
+
+    /// After missing events: one notification for every kind and URI the filter wants.
+    async fn send_everything(&self, out: &mut [u8]) {
+        let sub = self.subscription;
+        let filter = sub.filter();
+        let kinds = [
+            (filter.tools, ServerEvent::ToolsListChanged),
+            (filter.prompts, ServerEvent::PromptsListChanged),
+            (filter.resources, ServerEvent::ResourcesListChanged),
+        ];
+        for (wanted, event) in kinds {
+            if wanted {
+                self.send_written(out, |w| sub.write_event(&event.as_event(), w))
+                    .await;
+            }
+        }
+        for uri in filter.resource_uris.iter().flat_map(|uris| uris.iter()) {
+            if let Some(uri) = uri.as_str() {
+                let event = ServerEvent::resource_updated(uri.chars().collect::<String>());
+                self.send_written(out, |w| sub.write_event(&event.as_event(), w))
+                    .await;
+            }
+        }
+    }
+
+    async fn send_written(&self, out: &mut [u8], write: impl FnOnce(&mut Writer<'_>)) {
+        let mut w = Writer::new(out);
+        write(&mut w);
+        match w.finish() {
+            Ok(len) => {
+                let message = Bytes::copy_from_slice(&out[..len]);
+                let _ = self.outputs.send(Out::Event(message)).await;
+            }
+            Err(too_small) => {
+                tracing::warn!(required = too_small.required, "notification too large");
+            }
+        }
+    }
+}
+
+/// The next event, or never when there is no bus.
+async fn next_event(
+    events: &mut Option<broadcast::Receiver<ServerEvent>>,
+) -> Result<ServerEvent, broadcast::error::RecvError> {
+    match events {
+        Some(events) => events.recv().await,
+        None => std::future::pending().await,
+    }
+}
+
+/// The next keep-alive, or never.
+async fn tick(interval: &mut Option<Interval>) {
+    match interval {
+        Some(interval) => {
+            interval.tick().await;
+        }
+        None => std::future::pending().await,
+    }
+}
+
+/// Sends a request's notifications ahead of its reply. When the client is this far behind,
+/// a notification is dropped rather than blocking the handler or growing without bound.
+struct ChannelNotifier<'o> {
+    outputs: &'o mpsc::Sender<Out>,
+}
+
+impl Notifier for ChannelNotifier<'_> {
+    fn notify(&mut self, message: &[u8]) {
+        if let Err(e) = self
+            .outputs
+            .try_send(Out::Event(Bytes::copy_from_slice(message)))
+        {
+            tracing::debug!("notification dropped: {e}");
+        }
+    }
+}
+
+/// The HTTP status of a reply the core wrote.
+fn status_of(reply: &[u8]) -> StatusCode {
+    StatusCode::from_u16(reply_status(reply)).unwrap_or(StatusCode::OK)
+}
+
+const TOO_LARGE: &str = "The response exceeds the output buffer";
+
+fn too_large(id: Option<Id<'_>>) -> Out {
+    let reply = message(|w| rpc::write_error(w, id, ErrorCode::INTERNAL_ERROR, TOO_LARGE, None));
+    Out::Reply(reply, StatusCode::INTERNAL_SERVER_ERROR)
+}
+
+/// The id of a request body, when it has one.
+fn request_id(body: &[u8], limits: snodo_core::json::Limits) -> Option<Id<'_>> {
+    match rpc::parse(body, &limits) {
+        Ok(Incoming::Request(request)) => Some(request.id),
+        Ok(_) => None,
+        Err(rejected) => rejected.id,
+    }
+}
+
+/// A message written into a buffer of its own, grown until it fits.
+fn message(write: impl Fn(&mut Writer<'_>)) -> Bytes {
+    let mut buf = vec![0; 512];
+    loop {
+        let mut w = Writer::new(&mut buf);
+        write(&mut w);
+        match w.finish() {
+            Ok(len) => {
+                buf.truncate(len);
+                return Bytes::from(buf);
+            }
+            Err(too_small) => buf.resize(too_small.required, 0),
+        }
+    }
+}
+
+fn response(status: StatusCode, body: McpBody) -> Response<McpBody> {
+    let mut response = Response::new(body);
+    *response.status_mut() = status;
+    response
+}
+
+fn empty(status: StatusCode) -> Response<McpBody> {
+    response(status, McpBody::empty())
+}
+
+fn json(status: StatusCode, message: Bytes) -> Response<McpBody> {
+    let mut response = response(status, McpBody::full(message));
+    response
+        .headers_mut()
+        .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    response
+}
+
+fn event_stream(first: Option<Bytes>, exchange: Exchange) -> Response<McpBody> {
+    let mut response = response(StatusCode::OK, McpBody::stream(first, exchange));
+    let headers = response.headers_mut();
+    headers.insert(CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
+    headers.insert(CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    headers.insert("x-accel-buffering", HeaderValue::from_static("no"));
+    response
+}
+
+/// An HTTP-level refusal: a JSON-RPC error without an id (a wrong path gets no body).
+fn refused(refusal: Refusal) -> Response<McpBody> {
+    if refusal == Refusal::NotFound {
+        return empty(StatusCode::NOT_FOUND);
+    }
+    let body = message(|w| {
+        rpc::write_error(w, None, ErrorCode::INVALID_REQUEST, refusal.message(), None);
+    });
+    let mut response = json(refusal.status(), body);
+    if refusal == Refusal::MethodNotAllowed {
+        response
+            .headers_mut()
+            .insert(ALLOW, HeaderValue::from_static("POST"));
+    }
+    response
+}
+
+/// Polls `future`, turning a panic into an error rather than a request that is never
+/// answered.
+async fn catch_unwind<F: Future>(future: F) -> std::thread::Result<F::Output> {
+    let mut future = pin!(future);
+    poll_fn(
+        |cx| match std::panic::catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(cx))) {
+            Ok(Poll::Ready(output)) => Poll::Ready(Ok(output)),
+            Ok(Poll::Pending) => Poll::Pending,
+            Err(panic) => Poll::Ready(Err(panic)),
+        },
+    )
+    .await
+}
+
+/// Output buffers of one size, kept for reuse so that a request does not zero a fresh
+/// megabyte. Holds at most `keep` idle buffers.
+#[derive(Debug)]
+struct BufferPool {
+    size: usize,
+    keep: usize,
+    idle: Mutex<Vec<Vec<u8>>>,
+}
+
+impl BufferPool {
+    fn new(size: usize, keep: usize) -> Self {
+        BufferPool {
+            size,
+            keep,
+            idle: Mutex::new(Vec::new()),
+        }
+    }
+
+    fn take(&self) -> Vec<u8> {
+        let reused = self
+            .idle
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .pop();
+        reused.unwrap_or_else(|| vec![0; self.size])
+    }
+
+    fn give(&self, buf: Vec<u8>) {
+        if buf.len() != self.size {
+            return;
+        }
+        let mut idle = self.idle.lock().unwrap_or_else(PoisonError::into_inner);
+        if idle.len() < self.keep {
+            idle.push(buf);
+        }
+    }
+}
