@@ -3,32 +3,40 @@
 //!
 //! ```text
 //! cargo run -p snodo-std --example preferences -- --stdio
+//! cargo run -p snodo-std --example preferences -- --http 127.0.0.1:8080
 //! cargo run -p snodo-std --example preferences -- --check
 //! ```
 //!
-//! Standard output carries only MCP messages; logs go to standard error (`RUST_LOG` filters
-//! them, `info` by default).
+//! Over stdio, standard output carries only MCP messages. Over HTTP, the first line on
+//! standard output is the endpoint's URL (port 0 picks a free port) and Ctrl-C shuts the
+//! listener down gracefully. Logs go to standard error (`RUST_LOG` filters them, `info` by
+//! default).
 
 mod app;
 mod check;
 mod flow;
 mod mrtr_app;
 
+use std::io::Write;
+use std::net::SocketAddr;
 use std::process::ExitCode;
 use std::sync::Arc;
 
 use snodo_core::server::Server;
+use snodo_std::http::{HttpConfig, HttpListener};
 use snodo_std::stdio::{StdioConfig, serve_stdio};
 use tracing_subscriber::EnvFilter;
 
 use app::App;
 
 const USAGE: &str = "\
-usage: preferences [--stdio | --check]
+usage: preferences [--stdio | --http ADDR | --check]
 
-  --stdio   serve MCP on standard input and output (the default)
-  --check   drive every preference flow in-process and exit 0 if all is well
-  --help    show this help
+  --stdio       serve MCP on standard input and output (the default)
+  --http ADDR   serve MCP over Streamable HTTP on ADDR (e.g. 127.0.0.1:8080; port 0 picks
+                a free one) and print the endpoint's URL as the first line
+  --check       drive every preference flow in-process and exit 0 if all is well
+  --help        show this help
 ";
 
 /// What the command line asked for.
@@ -36,6 +44,8 @@ usage: preferences [--stdio | --check]
 enum Command {
     /// Serve on standard input and output.
     Stdio,
+    /// Serve over Streamable HTTP on this address.
+    Http(SocketAddr),
     /// Drive the flows in-process.
     Check,
     /// Print the usage.
@@ -44,9 +54,19 @@ enum Command {
 
 fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Command, String> {
     let mut command = None;
-    for arg in args {
+    let mut args = args.into_iter();
+    while let Some(arg) = args.next() {
         let next = match arg.as_str() {
             "--stdio" => Command::Stdio,
+            "--http" => {
+                let addr = args
+                    .next()
+                    .ok_or("--http needs an address, e.g. 127.0.0.1:8080")?;
+                let addr = addr
+                    .parse()
+                    .map_err(|e| format!("`{addr}` is not an address ({e})"))?;
+                Command::Http(addr)
+            }
             "--check" => Command::Check,
             "-h" | "--help" => return Ok(Command::Help),
             other => return Err(format!("unknown argument `{other}`")),
@@ -72,6 +92,7 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Command::Stdio => run_stdio(),
+        Command::Http(addr) => run_http(addr),
         Command::Check => run_check(),
     }
 }
@@ -98,6 +119,50 @@ fn run_stdio() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             tracing::error!("stdio failed: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run_http(addr: SocketAddr) -> ExitCode {
+    init_logging();
+    let server = Server::new(app::config(), App::new());
+    if let Err(e) = server.check() {
+        tracing::error!(name = e.name, problem = e.problem, "bad definition");
+        return ExitCode::FAILURE;
+    }
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            tracing::error!("cannot start the runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let served = runtime.block_on(async {
+        let config = HttpConfig::new().with_addr(addr);
+        let listener = HttpListener::bind(Arc::new(server), config).await?;
+        let url = listener.url()?;
+        let mut stdout = std::io::stdout().lock();
+        writeln!(stdout, "{url}")?;
+        stdout.flush()?;
+        drop(stdout);
+        tracing::info!(%url, "serving over Streamable HTTP");
+        let shutdown = listener.shutdown_handle();
+        tokio::spawn(async move {
+            if tokio::signal::ctrl_c().await.is_ok() {
+                tracing::info!("interrupted; shutting down");
+                shutdown.shutdown();
+            }
+        });
+        listener.serve().await
+    });
+    match served {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            tracing::error!("HTTP failed: {e}");
             ExitCode::FAILURE
         }
     }
