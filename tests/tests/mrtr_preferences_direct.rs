@@ -1279,8 +1279,6 @@ fn escaped_answer_keys_are_read_by_their_text() {
 }
 
 #[test]
-#[ignore = "core bug: requestState is opened from its raw JSON bytes, so an echo that escapes \
-            a character of the token (the same JSON string) is refused as invalid state"]
 fn an_escaped_echo_of_the_state_is_the_same_state() {
     let opts = state_options();
     let server = preferences_server(&opts);

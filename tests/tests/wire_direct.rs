@@ -1542,7 +1542,6 @@ fn removed_and_unknown_methods_are_method_not_found() {
         "tasks/get",
         "tasks/list",
         "notifications/initialized",
-        "subscriptions/listen",
         "tools/List",
         "tools/list/",
         "made/up",
@@ -1551,6 +1550,34 @@ fn removed_and_unknown_methods_are_method_not_found() {
         exchange(&s, &bare(method, method), error(method, METHOD_NOT_FOUND));
     }
     assert_eq!(s.app().handler_runs(), 0);
+}
+
+/// `subscriptions/listen` opens a stream whose first message is the acknowledgement, with the
+/// filter cut down to what the server honours (this fixture announces no `listChanged`).
+#[test]
+fn subscriptions_listen_is_acknowledged_with_the_honoured_filter() {
+    let s = server();
+    let input = request(
+        "sub-1",
+        "subscriptions/listen",
+        json!({"notifications": {"toolsListChanged": true, "promptsListChanged": false}}),
+    );
+    exchange(
+        &s,
+        &input,
+        json!({
+            "jsonrpc": "2.0",
+            "method": "notifications/subscriptions/acknowledged",
+            "params": {
+                "_meta": {"io.modelcontextprotocol/subscriptionId": "sub-1"},
+                "notifications": {}
+            }
+        }),
+    );
+    let malformed = request("sub-2", "subscriptions/listen", json!({"notifications": 5}));
+    exchange(&s, &malformed, error("sub-2", INVALID_PARAMS));
+    let missing = request("sub-3", "subscriptions/listen", json!({}));
+    exchange(&s, &missing, error("sub-3", INVALID_PARAMS));
 }
 
 #[test]

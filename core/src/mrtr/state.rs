@@ -1,8 +1,10 @@
 //! Opening the sealed state a retry carries.
 
-use crate::json::Value;
+use crate::json::{JsonStr, Value};
 use crate::server::{Error, RequestContext};
-use crate::state::{Binding, InvalidState, OPEN_SCRATCH_LEN, open};
+use crate::state::{
+    Binding, InvalidState, MAX_TOKEN_LEN, OPEN_SCRATCH_LEN, StateOptions, open,
+};
 
 /// The one error for state that does not open, whatever the reason (no data, no echo).
 pub const INVALID_STATE: Error = Error::invalid_params(InvalidState::MESSAGE);
@@ -26,8 +28,26 @@ impl RequestContext<'_> {
             self.request_params().map(|p| p.as_value()),
             self.principal(),
         );
-        open(token.raw(), &binding, options, self.now(), scratch)
-            .map(Some)
-            .map_err(|_| INVALID_STATE)
+        let opened = if token.has_escapes() {
+            open_escaped(token, &binding, options, self.now(), scratch)
+        } else {
+            open(token.raw(), &binding, options, self.now(), scratch)
+        };
+        opened.map(Some).map_err(|_| INVALID_STATE)
     }
+}
+
+/// A token is ASCII without quotes or backslashes, but a client may still have escaped some
+/// of its characters. Decoding needs a token-sized buffer, kept off the common path's stack.
+#[inline(never)]
+fn open_escaped<'s>(
+    token: JsonStr<'_>,
+    binding: &Binding<'_>,
+    options: &StateOptions,
+    now: u64,
+    scratch: &'s mut [u8; OPEN_SCRATCH_LEN],
+) -> Result<Value<'s>, InvalidState> {
+    let mut decoded = [0u8; MAX_TOKEN_LEN];
+    let token = token.decode_into(&mut decoded).ok_or(InvalidState)?;
+    open(token.as_bytes(), binding, options, now, scratch)
 }

@@ -5,7 +5,8 @@
 //! long as the stream lives, writes the acknowledgement first, then writes each [`Event`] the
 //! filter wants, and ends with the graceful closing response. The core keeps nothing.
 
-use super::ServerCapabilities;
+use super::{ServerCapabilities, ServerInfo};
+use crate::protocol::META_SERVER_INFO;
 use crate::json::{Array, Object, Writer};
 use crate::rpc::Id;
 
@@ -97,6 +98,7 @@ impl<'a> Filter<'a> {
 pub struct Subscription<'a> {
     pub(crate) id: Id<'a>,
     pub(crate) filter: Filter<'a>,
+    pub(crate) info: ServerInfo<'a>,
 }
 
 impl<'a> Subscription<'a> {
@@ -157,12 +159,17 @@ impl<'a> Subscription<'a> {
         w.raw(b"}}");
     }
 
-    /// Writes the response that ends the subscription gracefully (e.g. at shutdown).
+    /// Writes the response that ends the subscription gracefully (e.g. at shutdown). Like
+    /// every result it names the server in `_meta`, beside the subscription id.
     pub fn write_closed(&self, w: &mut Writer<'_>) {
         w.raw(b"{\"jsonrpc\":\"2.0\",\"id\":");
         self.id.write(w);
-        w.raw(b",\"result\":{\"resultType\":\"complete\",");
-        self.meta(w);
-        w.raw(b"}}");
+        w.raw(b",\"result\":{\"resultType\":\"complete\",\"_meta\":{");
+        w.str(META_SERVER_INFO);
+        w.raw(b":");
+        self.info.write(w);
+        w.raw(b",\"io.modelcontextprotocol/subscriptionId\":");
+        self.id.write(w);
+        w.raw(b"}}}");
     }
 }
