@@ -16,10 +16,10 @@ use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
 use http::StatusCode;
-use http_client::{Running, first_text, message, post, send, serve};
+use http_client::{Running, first_text, message, post, send, serve, serve_service, with};
 use serde_json::{Value, json};
 use snodo_core::server::Server;
-use snodo_std::http::HttpConfig;
+use snodo_std::http::{HttpConfig, McpService};
 
 async fn start() -> Running {
     let server = Server::new(app::config(), app::App::new());
@@ -87,6 +87,41 @@ async fn the_preference_flow_takes_three_legs() {
         third["content"][0]["text"],
         r#"{"color":"teal","style":"bold","status":"preview"}"#
     );
+}
+
+#[tokio::test]
+async fn sealed_state_is_bound_to_the_principal_the_hook_names() {
+    let server = Server::new(app::config(), app::App::new());
+    let config = HttpConfig::new().with_addr(SocketAddr::from(([127, 0, 0, 1], 0)));
+    let service = McpService::new(std::sync::Arc::new(server), config).with_principal(|parts| {
+        let user = parts.headers.get("x-user")?.to_str().ok()?;
+        Some(user.to_owned())
+    });
+    let running = serve_service(service).await;
+    let addr = running.addr;
+    let base = json!({
+        "name": "preference_preview",
+        "arguments": {"subject": "http"},
+        "_meta": eliciting_meta()
+    });
+    let as_user = |id: u64, params: Value, user: &[u8]| {
+        with(
+            post(addr, &message(json!(id), "tools/call", params)),
+            "x-user",
+            user,
+        )
+    };
+    let first = send(addr, as_user(1, base.clone(), b"alice")).await.json();
+    let mut retry = base;
+    retry["requestState"] = first["result"]["requestState"].clone();
+    retry["inputResponses"] = json!({"color": {"action": "accept", "content": {"color": "teal"}}});
+    let stolen = send(addr, as_user(2, retry.clone(), b"bob")).await;
+    assert_eq!(stolen.status, StatusCode::BAD_REQUEST);
+    assert_eq!(stolen.json()["error"]["code"], -32602);
+    let own = send(addr, as_user(3, retry, b"alice")).await;
+    assert_eq!(own.status, StatusCode::OK);
+    assert_eq!(own.json()["result"]["resultType"], "input_required");
+    assert!(own.json()["result"]["inputRequests"]["style"].is_object());
 }
 
 #[tokio::test]
