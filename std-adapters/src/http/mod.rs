@@ -5,6 +5,36 @@
 //! listener with a connection bound, timeouts and graceful shutdown. Mounted in an axum app
 //! instead, it is `Router::new().route_service("/mcp", service)`.
 //!
+//! ```no_run
+//! use std::sync::Arc;
+//! use snodo_core::server::{Config, Done, Error, Registry, Server, Tool, ToolCall, ToolReply};
+//! use snodo_std::AsyncHandler;
+//! use snodo_std::http::{HttpConfig, HttpListener};
+//!
+//! struct App;
+//!
+//! impl Registry for App {
+//!     fn tools(&self) -> &[Tool<'_>] {
+//!         const TOOLS: &[Tool<'static>] = &[Tool::new("ping")];
+//!         TOOLS
+//!     }
+//! }
+//!
+//! impl AsyncHandler for App {
+//!     async fn call_tool(&self, _: &ToolCall<'_>, reply: ToolReply<'_>) -> Result<Done, Error> {
+//!         Ok(reply.text("pong"))
+//!     }
+//! }
+//!
+//! # async fn run() -> std::io::Result<()> {
+//! let server = Arc::new(Server::new(Config::new("ping", "1.0.0"), App));
+//! let listener = HttpListener::bind(server, HttpConfig::new()).await?;
+//! println!("{}", listener.url()?); // http://127.0.0.1:8080/mcp
+//! let shutdown = listener.shutdown_handle(); // shutdown.shutdown() ends `serve` gracefully
+//! listener.serve().await
+//! # }
+//! ```
+//!
 //! # How a POST travels
 //!
 //! 1. **HTTP admission**, before the body is read: another path is 404 (no body), another
