@@ -9,7 +9,7 @@
 
 use std::sync::Arc;
 
-use snodo_core::server::Event;
+use snodo_core::server::{Event, Subscription};
 use tokio::sync::broadcast;
 
 /// Something that changed on the server: the owned twin of the core's [`Event`].
@@ -82,5 +82,42 @@ impl EventBus {
 impl Default for EventBus {
     fn default() -> Self {
         Self::new()
+    }
+}
+
+/// What a subscription is sent after it missed events: one notification for every kind and
+/// every resource URI its filter wants.
+pub(crate) fn everything_wanted(subscription: &Subscription<'_>) -> Vec<ServerEvent> {
+    let filter = subscription.filter();
+    let kinds = [
+        (filter.tools, ServerEvent::ToolsListChanged),
+        (filter.prompts, ServerEvent::PromptsListChanged),
+        (filter.resources, ServerEvent::ResourcesListChanged),
+    ];
+    let mut events: Vec<ServerEvent> = kinds
+        .into_iter()
+        .filter_map(|(wanted, event)| wanted.then_some(event))
+        .collect();
+    let uris = filter.resource_uris.iter().flat_map(|uris| uris.iter());
+    events.extend(
+        uris.filter_map(|uri| uri.as_str())
+            .map(|uri| ServerEvent::resource_updated(uri.chars().collect::<String>())),
+    );
+    events
+}
+
+/// The next event on `events`, or never when there is none (no bus, or the bus is gone).
+pub(crate) async fn next_event(
+    events: &mut Option<broadcast::Receiver<ServerEvent>>,
+) -> Result<ServerEvent, broadcast::error::RecvError> {
+    match events {
+        Some(receiver) => {
+            let event = receiver.recv().await;
+            if matches!(event, Err(broadcast::error::RecvError::Closed)) {
+                *events = None;
+            }
+            event
+        }
+        None => std::future::pending().await,
     }
 }

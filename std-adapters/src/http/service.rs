@@ -27,7 +27,7 @@ use super::config::HttpConfig;
 use super::headers;
 use super::in_flight::{InFlight, RequestKey};
 use crate::clock::unix_seconds;
-use crate::events::{EventBus, ServerEvent};
+use crate::events::{EventBus, ServerEvent, everything_wanted, next_event};
 use crate::handler::{AsyncHandler, run_call};
 
 /// Errors a request body may fail with.
@@ -383,7 +383,7 @@ impl Listen<'_, '_> {
                         tracing::debug!(missed, "a listen stream fell behind; sending everything");
                         self.send_everything(out).await;
                     }
-                    Err(broadcast::error::RecvError::Closed) => self.events = None,
+                    Err(broadcast::error::RecvError::Closed) => {}
                 },
                 () = tick(&mut keep_alive) => {
                     let _ = self.outputs.send(Out::KeepAlive).await;
@@ -401,24 +401,9 @@ impl Listen<'_, '_> {
     /// After missing events: one notification for every kind and URI the filter wants.
     async fn send_everything(&self, out: &mut [u8]) {
         let sub = self.subscription;
-        let filter = sub.filter();
-        let kinds = [
-            (filter.tools, ServerEvent::ToolsListChanged),
-            (filter.prompts, ServerEvent::PromptsListChanged),
-            (filter.resources, ServerEvent::ResourcesListChanged),
-        ];
-        for (wanted, event) in kinds {
-            if wanted {
-                self.send_written(out, |w| sub.write_event(&event.as_event(), w))
-                    .await;
-            }
-        }
-        for uri in filter.resource_uris.iter().flat_map(|uris| uris.iter()) {
-            if let Some(uri) = uri.as_str() {
-                let event = ServerEvent::resource_updated(uri.chars().collect::<String>());
-                self.send_written(out, |w| sub.write_event(&event.as_event(), w))
-                    .await;
-            }
+        for event in everything_wanted(&sub) {
+            self.send_written(out, |w| sub.write_event(&event.as_event(), w))
+                .await;
         }
     }
 
@@ -434,16 +419,6 @@ impl Listen<'_, '_> {
                 tracing::warn!(required = too_small.required, "notification too large");
             }
         }
-    }
-}
-
-/// The next event, or never when there is no bus.
-async fn next_event(
-    events: &mut Option<broadcast::Receiver<ServerEvent>>,
-) -> Result<ServerEvent, broadcast::error::RecvError> {
-    match events {
-        Some(events) => events.recv().await,
-        None => std::future::pending().await,
     }
 }
 
