@@ -2,8 +2,11 @@
 //!
 //! - [`fixture`]: fixture applications implementing the core's registry and handler traits;
 //! - [`harness`]: running literal requests through a server and comparing replies
-//!   structurally.
+//!   structurally;
+//! - [`conformance`]: the application the official conformance runner tests (served by the
+//!   `conformance-server` binary).
 
+pub mod conformance;
 pub mod fixture;
 pub mod harness;
 pub mod mrtr_fixture;
