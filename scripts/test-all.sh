@@ -24,6 +24,9 @@ cargo test --workspace --locked 2>&1 | tee target/test-output.txt
 passed=$(grep -Eo '^test result: ok\. [0-9]+ passed' target/test-output.txt | awk '{s+=$4} END {print s+0}')
 failed=$(grep -Eo '[0-9]+ failed' target/test-output.txt | awk '{s+=$1} END {print s+0}')
 
+step "conformance runner (official, pinned; 2026-07-28)"
+scripts/conformance.sh
+
 step "fuzz smoke"
 if [ "${FUZZ_SECONDS:-20}" != "0" ]; then
   scripts/fuzz-smoke.sh
