@@ -2,9 +2,7 @@
 
 use crate::json::{JsonStr, Value};
 use crate::server::{Error, RequestContext};
-use crate::state::{
-    Binding, InvalidState, MAX_TOKEN_LEN, OPEN_SCRATCH_LEN, StateOptions, open,
-};
+use crate::state::{Binding, InvalidState, MAX_TOKEN_LEN, OPEN_SCRATCH_LEN, StateOptions, open};
 
 /// The one error for state that does not open, whatever the reason (no data, no echo).
 pub const INVALID_STATE: Error = Error::invalid_params(InvalidState::MESSAGE);

@@ -80,6 +80,8 @@ impl<'c, A: Registry> Server<'c, A> {
             }
             crate::schema::check_schema(schema, &SchemaOptions::DEFAULT)
                 .map_err(|_| bad("inputSchema uses a keyword wrongly or an unresolvable $ref"))?;
+            crate::protocol::http::check_annotations(schema)
+                .map_err(|_| bad("inputSchema has an invalid x-mcp-header annotation"))?;
             for member in [tool.output_schema, tool.annotations].into_iter().flatten() {
                 let v = crate::json::parse(member.as_bytes(), limits)
                     .map_err(|_| bad("outputSchema or annotations is not valid JSON"))?;

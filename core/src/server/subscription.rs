@@ -6,8 +6,8 @@
 //! filter wants, and ends with the graceful closing response. The core keeps nothing.
 
 use super::{ServerCapabilities, ServerInfo};
-use crate::protocol::META_SERVER_INFO;
 use crate::json::{Array, Object, Writer};
+use crate::protocol::META_SERVER_INFO;
 use crate::rpc::Id;
 
 /// Something that changed on the server.
