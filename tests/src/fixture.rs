@@ -278,6 +278,7 @@ impl Handler for Fixture {
                 _ => Err(Error::failure(BROKEN_MESSAGE)),
             },
             ResourceTarget::Template(t) => match t.name {
+                "user" if call.var("id") == Some("nobody") => Ok(reply.not_found()),
                 "user" => {
                     let id = call.var("id").unwrap_or("");
                     Ok(reply.text_fmt(

@@ -1145,6 +1145,16 @@ fn fixed_resources_are_read_with_cache_hints() {
 }
 
 #[test]
+fn a_template_match_that_names_nothing_is_not_found_with_its_uri() {
+    let s = server();
+    exchange(
+        &s,
+        &read(1, "fixture://users/nobody"),
+        error_with_data(1, INVALID_PARAMS, json!({"uri": "fixture://users/nobody"})),
+    );
+}
+
+#[test]
 fn templated_resources_are_read() {
     let s = server();
     exchange(

@@ -170,7 +170,17 @@ impl<'o, K> Reply<'o, K> {
     }
 
     /// Answers with a JSON-RPC error whose message is formatted (a typed failure).
-    pub fn rpc_error(mut self, code: ErrorCode, message: core::fmt::Arguments<'_>) -> Done {
+    pub fn rpc_error(self, code: ErrorCode, message: core::fmt::Arguments<'_>) -> Done {
+        self.rpc_error_with_data(code, message, None::<fn(&mut Writer<'o>)>)
+    }
+
+    /// Answers with a JSON-RPC error whose `data` is written by `data` (any JSON value).
+    pub fn rpc_error_with_data(
+        mut self,
+        code: ErrorCode,
+        message: core::fmt::Arguments<'_>,
+        data: Option<impl FnOnce(&mut Writer<'o>)>,
+    ) -> Done {
         self.w.rewind(0);
         self.w.raw(b"{\"jsonrpc\":\"2.0\",\"id\":");
         self.ctx.id.write(&mut self.w);
@@ -178,6 +188,10 @@ impl<'o, K> Reply<'o, K> {
         self.w.i64(i64::from(code.0));
         self.w.raw(b",\"message\":");
         self.w.str_fmt(message);
+        if let Some(data) = data {
+            self.w.raw(b",\"data\":");
+            data(&mut self.w);
+        }
         self.w.raw(b"}}");
         Done {
             end: self.w.position(),
@@ -379,6 +393,23 @@ impl Content<'_, '_, '_> {
 }
 
 impl Reply<'_, ForResource> {
+    /// The resource does not exist after all (a template matched, but nothing is there):
+    /// -32602 with `data.uri`, as for a URI the core could not match.
+    pub fn not_found(self) -> Done {
+        let uri = self.uri;
+        self.rpc_error_with_data(
+            ErrorCode::INVALID_PARAMS,
+            format_args!("Resource not found"),
+            uri.map(|uri| {
+                move |w: &mut Writer<'_>| {
+                    w.object(|o| {
+                        o.key("uri").json_str(uri);
+                    });
+                }
+            }),
+        )
+    }
+
     /// One text content for the requested URI.
     pub fn text(self, mime_type: Option<&str>, text: &str) -> Done {
         self.text_fmt(mime_type, format_args!("{text}"))
