@@ -219,9 +219,9 @@ impl AsyncHandler for ConformanceApp {
                 _ => Err(Error::internal("a listed resource has no content")),
             },
             ResourceTarget::Template(_) => {
-                let id = call
-                    .var("id")
-                    .ok_or(Error::invalid_params("Resource not found"))?;
+                let Some(id) = call.var("id") else {
+                    return Ok(reply.not_found());
+                };
                 let data = serde_json::json!({
                     "id": id,
                     "templateTest": true,
