@@ -34,4 +34,4 @@ fi
 
 step "summary"
 echo "elapsed: $(( $(date +%s) - started )) s"
-echo "cargo tests: ${passed} passed, ${failed} failed"
+echo "tests: ${passed} passed, ${failed} failed"
