@@ -49,6 +49,8 @@ extern crate std;
 
 mod log;
 
+#[cfg(feature = "embedded-io")]
+pub mod io;
 pub mod json;
 pub mod mrtr;
 pub mod protocol;
