@@ -6,6 +6,7 @@
 //! - [`conformance`]: the application the official conformance runner tests (served by the
 //!   `conformance-server` binary).
 
+pub mod boundary;
 pub mod conformance;
 pub mod fixture;
 pub mod harness;

@@ -169,6 +169,11 @@ pub fn roots_answer(uris: &[&str]) -> Value {
 /// `requestState`), `resultType: "input_required"` and the server's `_meta`, and no cache
 /// hints.
 pub fn input_required(id: impl Into<Value>, members: Value) -> Value {
+    input_required_from(&server_info(), id, members)
+}
+
+/// [`input_required`] for a server whose `serverInfo` is `info`.
+pub fn input_required_from(info: &Value, id: impl Into<Value>, members: Value) -> Value {
     let mut result = members
         .as_object()
         .cloned()
@@ -176,7 +181,7 @@ pub fn input_required(id: impl Into<Value>, members: Value) -> Value {
     result.insert("resultType".into(), json!("input_required"));
     result.insert(
         "_meta".into(),
-        json!({"io.modelcontextprotocol/serverInfo": server_info()}),
+        json!({"io.modelcontextprotocol/serverInfo": info}),
     );
     json!({"jsonrpc": "2.0", "id": id.into(), "result": result})
 }
