@@ -6,6 +6,8 @@ mod common;
 mod app;
 #[path = "../examples/preferences/flow.rs"]
 mod flow;
+#[path = "../examples/preferences/more_flows.rs"]
+mod more_flows;
 #[path = "../examples/preferences/mrtr_app.rs"]
 mod mrtr_app;
 
@@ -47,7 +49,10 @@ async fn lists_the_catalogue() {
             "fail",
             "preference_preview",
             "reset_preview",
-            "url_preview"
+            "url_preview",
+            "sampling_preview",
+            "roots_preview",
+            "combined_preview"
         ]
     );
     assert!(tools["result"]["tools"][1]["outputSchema"].is_object());
@@ -211,4 +216,107 @@ async fn serves_requests_side_by_side() {
     assert_eq!(first["id"], 2, "the quick call overtakes the slow one");
     assert_eq!(client.recv().await["id"], 1);
     assert!(client.finish().await.is_empty());
+}
+
+/// A `tools/call` line for `tool` from a client that declares `capabilities`, with retry
+/// fields `extra` (`inputResponses`, `requestState`) when given.
+fn call_declaring(id: i64, tool: &str, capabilities: Value, extra: Value) -> String {
+    let mut params = json!({"name": tool, "arguments": {}});
+    params["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": capabilities
+    });
+    for (key, value) in extra.as_object().unwrap() {
+        params[key] = value.clone();
+    }
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params}).to_string()
+}
+
+#[tokio::test]
+async fn sampling_roots_and_combined_flows() {
+    let all = json!({"elicitation": {"form": {}}, "sampling": {}, "roots": {}});
+    let sampled = json!({
+        "role": "assistant",
+        "content": {"type": "text", "text": "teal"},
+        "model": "m"
+    });
+    let roots = json!({"roots": [{"uri": "file:///a"}, {"uri": "file:///b"}]});
+    let color = json!({"action": "accept", "content": {"color": "red"}});
+
+    let first = round(&call_declaring(
+        1,
+        "sampling_preview",
+        all.clone(),
+        json!({}),
+    ))
+    .await;
+    let asked = &first["result"]["inputRequests"]["suggestion"];
+    assert_eq!(asked["method"], "sampling/createMessage");
+    assert_eq!(asked["params"]["maxTokens"], 16);
+    let answers = json!({"inputResponses": {"suggestion": sampled}});
+    let done = round(&call_declaring(2, "sampling_preview", all.clone(), answers)).await;
+    assert_eq!(
+        first_text(&done),
+        r#"{"suggestion":"teal","model":"m","status":"preview"}"#
+    );
+
+    let first = round(&call_declaring(3, "roots_preview", all.clone(), json!({}))).await;
+    assert_eq!(
+        first["result"]["inputRequests"]["roots"],
+        json!({"method": "roots/list", "params": {}})
+    );
+    let answers = json!({"inputResponses": {"roots": roots}});
+    let done = round(&call_declaring(4, "roots_preview", all.clone(), answers)).await;
+    assert_eq!(
+        first_text(&done),
+        r#"{"rootCount":2,"roots":["file:///a","file:///b"],"status":"preview"}"#
+    );
+    let answers = json!({"inputResponses": {"roots": {"roots": [{"uri": "https://x"}]}}});
+    let bad = round(&call_declaring(5, "roots_preview", all.clone(), answers)).await;
+    assert_eq!(bad["error"]["code"], -32602, "roots must be file:// URIs");
+
+    // One result asks for all three kinds, with state; the retry needs the state and every
+    // answer.
+    let first = round(&call_declaring(
+        6,
+        "combined_preview",
+        all.clone(),
+        json!({}),
+    ))
+    .await;
+    let asked = &first["result"]["inputRequests"];
+    assert_eq!(asked["color"]["method"], "elicitation/create");
+    assert_eq!(asked["suggestion"]["method"], "sampling/createMessage");
+    assert_eq!(asked["roots"]["method"], "roots/list");
+    let state = first["result"]["requestState"].clone();
+    assert!(state.is_string());
+    let answers = json!({"color": color, "suggestion": sampled, "roots": roots});
+    let retry = json!({"inputResponses": answers, "requestState": state});
+    let done = round(&call_declaring(7, "combined_preview", all.clone(), retry)).await;
+    assert_eq!(
+        first_text(&done),
+        r#"{"color":"red","suggestion":"teal","rootCount":2,"status":"preview"}"#
+    );
+    let stateless = json!({"inputResponses": answers});
+    let again = round(&call_declaring(
+        8,
+        "combined_preview",
+        all.clone(),
+        stateless,
+    ))
+    .await;
+    assert_eq!(again["result"]["resultType"], "input_required");
+    let declined = json!({"color": {"action": "decline"}, "suggestion": sampled, "roots": roots});
+    let retry = json!({"inputResponses": declined, "requestState": state});
+    let done = round(&call_declaring(9, "combined_preview", all, retry)).await;
+    assert_eq!(first_text(&done), r#"{"status":"decline"}"#);
+
+    // A client that declared only forms gets -32021 naming both missing capabilities.
+    let forms = json!({"elicitation": {"form": {}}});
+    let refused = round(&call_declaring(10, "combined_preview", forms, json!({}))).await;
+    assert_eq!(refused["error"]["code"], -32021);
+    assert_eq!(
+        refused["error"]["data"]["requiredCapabilities"],
+        json!({"sampling": {}, "roots": {}})
+    );
 }

@@ -7,6 +7,8 @@ mod http_client;
 mod app;
 #[path = "../examples/preferences/flow.rs"]
 mod flow;
+#[path = "../examples/preferences/more_flows.rs"]
+mod more_flows;
 #[path = "../examples/preferences/mrtr_app.rs"]
 mod mrtr_app;
 

@@ -37,12 +37,13 @@ const PUBLIC: &str = "public";
 const INSTRUCTIONS: &str = "A demonstration server: echo and add numbers, count slowly with \
 progress, read the about page or a greeting, render a greeting prompt, and preview display \
 preferences chosen interactively (preference_preview, preview://preferences, \
-preference_prompt, reset_preview, url_preview).";
+preference_prompt, reset_preview, url_preview), or from the client's model and roots \
+(sampling_preview, roots_preview, combined_preview).";
 
 const ABOUT: &str = "snodo-preferences: an MCP 2026-07-28 server built on snodo-core and \
 snodo-std. Tools: echo, add, slow_count, fail, preference_preview, reset_preview, \
-url_preview. Resources: preview://about, preview://preferences and greeting://{name}. \
-Prompts: greeting_prompt, preference_prompt.";
+url_preview, sampling_preview, roots_preview, combined_preview. Resources: preview://about, \
+preview://preferences and greeting://{name}. Prompts: greeting_prompt, preference_prompt.";
 
 /// How long a session may take before the test gives up on the server.
 const SESSION_TIMEOUT: Duration = Duration::from_secs(60);

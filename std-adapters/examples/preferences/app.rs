@@ -3,7 +3,9 @@
 //! Everything the server offers is listed once, in the `const` catalogue below, and routed by
 //! name in the [`AsyncHandler`] impl. The multi round-trip preference flow (`flow.rs`,
 //! `mrtr_app.rs`) joins each family: tools `preference_preview`, `reset_preview` and
-//! `url_preview`, the resource `preview://preferences` and the prompt `preference_prompt`.
+//! `url_preview`, the resource `preview://preferences` and the prompt `preference_prompt`;
+//! `more_flows.rs` adds the sampling, roots and all-kinds-at-once tools `sampling_preview`,
+//! `roots_preview` and `combined_preview`.
 //! Its sealed request state uses a secret drawn at start-up ([`config`]).
 
 use std::time::Duration;
@@ -16,7 +18,7 @@ use snodo_core::server::{
 };
 use snodo_std::AsyncHandler;
 
-use super::mrtr_app;
+use super::{more_flows, mrtr_app};
 
 /// The server's identity and the hints every result carries.
 pub fn config() -> Config<'static> {
@@ -30,7 +32,8 @@ pub fn config() -> Config<'static> {
 const INSTRUCTIONS: &str = "A demonstration server: echo and add numbers, count slowly with \
 progress, read the about page or a greeting, render a greeting prompt, and preview display \
 preferences chosen interactively (preference_preview, preview://preferences, \
-preference_prompt, reset_preview, url_preview).";
+preference_prompt, reset_preview, url_preview), or from the client's model and roots \
+(sampling_preview, roots_preview, combined_preview).";
 
 // ---------------------------------------------------------------------------------------
 // Catalogue
@@ -75,6 +78,9 @@ pub const TOOLS: &[Tool<'static>] = &[
     mrtr_app::TOOLS[0],
     mrtr_app::TOOLS[1],
     mrtr_app::TOOLS[2],
+    more_flows::TOOLS[0],
+    more_flows::TOOLS[1],
+    more_flows::TOOLS[2],
 ];
 
 /// Resources with fixed URIs.
@@ -113,8 +119,8 @@ const STYLES: &[&str] = &["casual", "formal", "pirate"];
 
 const ABOUT: &str = "snodo-preferences: an MCP 2026-07-28 server built on snodo-core and \
 snodo-std. Tools: echo, add, slow_count, fail, preference_preview, reset_preview, \
-url_preview. Resources: preview://about, preview://preferences and greeting://{name}. \
-Prompts: greeting_prompt, preference_prompt.";
+url_preview, sampling_preview, roots_preview, combined_preview. Resources: preview://about, \
+preview://preferences and greeting://{name}. Prompts: greeting_prompt, preference_prompt.";
 
 // ---------------------------------------------------------------------------------------
 // The application
@@ -160,6 +166,10 @@ impl AsyncHandler for App {
             "add" => add(call, reply),
             "slow_count" => slow_count(call, reply).await,
             "fail" => fail(call, reply),
+            "sampling_preview" | "roots_preview" | "combined_preview" => {
+                more_flows::call_tool(call, reply)
+                    .unwrap_or(Err(Error::invalid_params("Unknown tool")))
+            }
             _ => mrtr_app::call_tool(call, reply)
                 .unwrap_or(Err(Error::invalid_params("Unknown tool"))),
         }

@@ -15,6 +15,7 @@
 mod app;
 mod check;
 mod flow;
+mod more_flows;
 mod mrtr_app;
 
 use std::io::Write;
