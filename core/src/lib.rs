@@ -49,6 +49,7 @@ extern crate std;
 
 mod log;
 
+pub mod client;
 #[cfg(feature = "embedded-io")]
 pub mod io;
 pub mod json;
