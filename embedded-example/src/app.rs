@@ -1,13 +1,35 @@
-//! The device application: a bench instrument with sensors and relays, as MCP tools.
+//! The device application: a bench instrument with sensors and relays, as MCP tools, a
+//! resource and a prompt.
 //!
-//! Definitions are `const` data, so they live in flash; the handlers read the board through
+//! Definitions are `const` data, so they live in flash; handlers read the board through
 //! [`Board`] and write their results straight into the output buffer. Readings are fixed
 //! point ([`Reading::milli`]) and written without float formatting.
+//!
+//! # The flows
+//!
+//! - `read_sensor` answers at once (with progress per sample when asked).
+//! - `set_relay` never switches on the first call: it returns `input_required` with a form
+//!   elicitation asking the user to confirm, and sealed state. The relay switches only on a
+//!   retry that carries both a state token that opens — it is bound by the core to the
+//!   method, the exact arguments and the caller, so it cannot be replayed for another relay or
+//!   the other direction — and an accepted answer with `confirm: true`.
+//! - `calibrate` takes three legs: ask for a reference value; read the sensor, compute the
+//!   offset and ask to store it (the offset travels in sealed state, so what is stored is
+//!   exactly what the user was shown); store it.
+
+use core::cell::Cell;
 
 use snodo_core::json::{Limits, Value, Writer};
-use snodo_core::server::{Config, Done, Error, Handler, Registry, Tool, ToolCall, ToolReply};
+use snodo_core::mrtr::{Action, ElicitAnswer, Elicitation, INVALID_STATE, Response};
+use snodo_core::server::{
+    Config, Done, Error, Handler, Prompt, PromptArgument, PromptGet, PromptReply, Registry,
+    Resource, ResourceRead, ResourceReply, Tool, ToolCall, ToolReply,
+};
+use snodo_core::state::OPEN_SCRATCH_LEN;
 
 use crate::board::{Board, Reading};
+use crate::log;
+use crate::text::{FixedText, MAX_UNITS, Milli, milli_of, small_int, write_milli};
 
 /// Sensor channels the schema admits (`0..SENSOR_CHANNELS`); a board may fit fewer.
 pub const SENSOR_CHANNELS: u8 = 4;
@@ -15,13 +37,23 @@ pub const SENSOR_CHANNELS: u8 = 4;
 pub const RELAY_CHANNELS: u8 = 2;
 /// Most samples one `read_sensor` call averages.
 pub const MAX_SAMPLES: u8 = 16;
+/// Bytes for an elicitation message formatted at run time.
+pub const MESSAGE_LEN: usize = 128;
+/// Bytes for the state data a handler seals (JSON text).
+pub const STATE_DATA_LEN: usize = 128;
+/// Bytes for the device-info document.
+pub const INFO_LEN: usize = 384;
+
+/// The URI of the device-info resource.
+pub const INFO_URI: &str = "device://info";
 
 const TOOLS: &[Tool<'static>] = &[
     Tool::new("read_sensor")
         .title("Read a sensor")
         .description(
             "Reads sensor channel 0-3 (0 temperature, 1 relative humidity, 2 supply voltage), \
-             averaging up to 16 samples. Reports progress per sample when asked.",
+             averaging up to 16 samples, with the stored calibration offset applied. Reports \
+             progress per sample when asked.",
         )
         .input_schema(
             r#"{"type":"object","properties":{"channel":{"type":"integer","minimum":0,"maximum":3},"samples":{"type":"integer","minimum":1,"maximum":16}},"required":["channel"],"additionalProperties":false}"#,
@@ -32,40 +64,103 @@ const TOOLS: &[Tool<'static>] = &[
         .annotations(r#"{"readOnlyHint":true,"idempotentHint":true}"#),
     Tool::new("set_relay")
         .title("Switch a relay")
-        .description("Switches relay channel 0 or 1 on or off and tells its previous state.")
+        .description(
+            "Switches relay channel 0 or 1 on or off, after the user confirms it through a \
+             form. Tells whether it switched and the relay's previous state.",
+        )
         .input_schema(
             r#"{"type":"object","properties":{"channel":{"type":"integer","minimum":0,"maximum":1},"on":{"type":"boolean"}},"required":["channel","on"],"additionalProperties":false}"#,
         )
         .output_schema(
-            r#"{"type":"object","properties":{"channel":{"type":"integer"},"on":{"type":"boolean"},"was":{"type":"boolean"}},"required":["channel","on","was"]}"#,
+            r#"{"type":"object","properties":{"channel":{"type":"integer"},"on":{"type":"boolean"},"switched":{"type":"boolean"},"was":{"type":"boolean"},"action":{"type":"string"}},"required":["channel","on","switched"]}"#,
         )
-        .annotations(r#"{"destructiveHint":false,"idempotentHint":true}"#),
+        .annotations(r#"{"destructiveHint":true,"idempotentHint":true}"#),
+    Tool::new("calibrate")
+        .title("Calibrate a sensor")
+        .description(
+            "Calibrates the offset of sensor channel 0-2 against a reference the user reads \
+             off a trusted instrument: asks for the reference, then asks to store the \
+             computed offset.",
+        )
+        .input_schema(
+            r#"{"type":"object","properties":{"channel":{"type":"integer","minimum":0,"maximum":2}},"required":["channel"],"additionalProperties":false}"#,
+        )
+        .output_schema(
+            r#"{"type":"object","properties":{"channel":{"type":"integer"},"stored":{"type":"boolean"},"offset":{"type":"number"},"unit":{"type":"string"},"action":{"type":"string"}},"required":["channel","stored"]}"#,
+        ),
 ];
 
-/// The server configuration of the device: its identity and device-sized JSON limits.
+const RESOURCES: &[Resource<'static>] = &[Resource::new(INFO_URI, "device-info")
+    .description("The instrument's identity, uptime, relay states and calibration offsets")
+    .mime_type("application/json")];
+
+const PROMPT_ARGUMENTS: &[PromptArgument<'static>] = &[PromptArgument::optional("focus")
+    .description("What to pay attention to, e.g. \"supply voltage\"")];
+
+const PROMPTS: &[Prompt<'static>] = &[Prompt::new("bench_check")
+    .description("Check the bench: read every sensor and report anything unusual")
+    .arguments(PROMPT_ARGUMENTS)];
+
+const CONFIRM_SCHEMA: &str = r#"{"type":"object","properties":{"confirm":{"type":"boolean","title":"Switch the relay","description":"Check to switch the relay as asked"}},"required":["confirm"]}"#;
+const REFERENCE_SCHEMA: &str = r#"{"type":"object","properties":{"reference":{"type":"number","title":"Reference value","description":"What the trusted instrument reads, in the sensor's unit"}},"required":["reference"]}"#;
+const STORE_SCHEMA: &str = r#"{"type":"object","properties":{"store":{"type":"boolean","title":"Store the offset"}},"required":["store"]}"#;
+
+/// Tools, resources or prompts per page of a list: one, so that every page fits a 2 KiB
+/// message however long a definition's schemas are (clients follow `nextCursor`).
+pub const PAGE_SIZE: usize = 1;
+
+/// The server configuration of the device: its identity, device-sized JSON limits and list
+/// pages. The state keys are added at boot ([`crate::device::run`]).
 pub const fn config() -> Config<'static> {
-    Config::new("snodo-bench-instrument", env!("CARGO_PKG_VERSION"))
+    let mut config = Config::new("snodo-bench-instrument", env!("CARGO_PKG_VERSION"))
         .with_limits(Limits::DEVICE)
         .with_instructions(
-            "A bench instrument: read_sensor measures, set_relay switches an output.",
-        )
+            "A bench instrument: read_sensor measures, set_relay switches an output after the \
+             user confirms, calibrate sets a sensor's offset against a reference.",
+        );
+    config.page_size = PAGE_SIZE;
+    config
 }
 
 /// The bench instrument application over a board.
 #[derive(Debug)]
 pub struct Instrument<B> {
     board: B,
+    /// Calibration offsets in milli-units, per sensor channel (kept in RAM: a real board would
+    /// also write them to flash).
+    offsets: Cell<[i32; SENSOR_CHANNELS as usize]>,
 }
 
 impl<B: Board> Instrument<B> {
     /// The application on `board`.
     pub const fn new(board: B) -> Self {
-        Instrument { board }
+        Instrument {
+            board,
+            offsets: Cell::new([0; SENSOR_CHANNELS as usize]),
+        }
     }
 
     /// The board.
     pub fn board(&self) -> &B {
         &self.board
+    }
+
+    fn offset(&self, channel: u8) -> i32 {
+        self.offsets
+            .get()
+            .get(usize::from(channel))
+            .copied()
+            .unwrap_or(0)
+    }
+
+    /// One calibrated reading.
+    fn read(&self, channel: u8) -> Result<Reading, Error> {
+        let mut reading = self
+            .board
+            .read_sensor(channel)
+            .map_err(|f| Error::failure(f.message()))?;
+        reading.milli = reading.milli.saturating_add(self.offset(channel));
+        Ok(reading)
     }
 
     fn read_sensor(&self, call: &ToolCall<'_>, mut reply: ToolReply<'_>) -> Result<Done, Error> {
@@ -82,10 +177,7 @@ impl<B: Board> Instrument<B> {
         let mut first: Option<Reading> = None;
         let mut sum = 0i64;
         for n in 1..=samples {
-            let reading = self
-                .board
-                .read_sensor(channel)
-                .map_err(|f| Error::failure(f.message()))?;
+            let reading = self.read(channel)?;
             sum += i64::from(reading.milli);
             first.get_or_insert(reading);
             if samples > 1 {
@@ -95,7 +187,7 @@ impl<B: Board> Instrument<B> {
             }
         }
         let reading = first.ok_or(Error::internal("no sample taken"))?;
-        let mean = (sum / i64::from(samples)) as i32;
+        let mean = sum / i64::from(samples);
         Ok(reply.structured(|w| {
             w.object(|o| {
                 o.u64("channel", channel.into());
@@ -114,23 +206,276 @@ impl<B: Board> Instrument<B> {
             .argument("on")
             .and_then(|v| v.as_bool())
             .ok_or(Error::invalid_params("on must be a boolean"))?;
+        let mut message = [0u8; MESSAGE_LEN];
+        let message = FixedText::format(
+            &mut message,
+            format_args!("Switch relay {channel} {}?", if on { "on" } else { "off" }),
+        )?;
+        let ask = form(message, CONFIRM_SCHEMA)?;
+        // The state opens only for this method, these exact arguments and this caller; a
+        // tampered token, or one issued for other arguments, is -32602 before anything else.
+        let mut scratch = [0u8; OPEN_SCRATCH_LEN];
+        let state = call.open_state(&mut scratch)?;
+        let answer = match (state, call.response("confirm", &ask)?) {
+            (Some(state), Response::Answered(answer)) if stage(state, "confirm") => answer,
+            (Some(state), _) if !stage(state, "confirm") => return Err(INVALID_STATE),
+            // A first call, or an answer without the state that asked for it, or state
+            // without an answer: ask (again). Nothing has been switched.
+            _ => {
+                log::info!("set_relay: asking to confirm");
+                return reply
+                    .input_required()
+                    .request("confirm", ask)
+                    .seal(br#"{"stage":"confirm"}"#);
+            }
+        };
+        let confirmed =
+            answer.accepted() && answer.get("confirm").and_then(|v| v.as_bool()) == Some(true);
+        if !confirmed {
+            log::info!("set_relay: not confirmed");
+            return Ok(reply.structured(|w| {
+                w.object(|o| {
+                    o.u64("channel", channel.into());
+                    o.bool("on", on);
+                    o.bool("switched", false);
+                    o.str("action", action_name(&answer));
+                });
+            }));
+        }
         let was = self
             .board
             .set_relay(channel, on)
             .map_err(|f| Error::failure(f.message()))?;
+        log::info!("set_relay: switched");
         Ok(reply.structured(|w| {
             w.object(|o| {
                 o.u64("channel", channel.into());
                 o.bool("on", on);
+                o.bool("switched", true);
                 o.bool("was", was);
             });
         }))
+    }
+
+    fn calibrate(&self, call: &ToolCall<'_>, reply: ToolReply<'_>) -> Result<Done, Error> {
+        let channel = small_int(call.argument("channel"), 2)
+            .ok_or(Error::invalid_params("channel must be 0, 1 or 2"))?;
+        let mut scratch = [0u8; OPEN_SCRATCH_LEN];
+        let state = call.open_state(&mut scratch)?;
+        let mut message = [0u8; MESSAGE_LEN];
+        let mut data = [0u8; STATE_DATA_LEN];
+        let not_stored = |reply: ToolReply<'_>, answer: &ElicitAnswer<'_>| {
+            reply.structured(|w| {
+                w.object(|o| {
+                    o.u64("channel", channel.into());
+                    o.bool("stored", false);
+                    o.str("action", action_name(answer));
+                });
+            })
+        };
+        // Leg 1: ask for the reference.
+        let Some(state) = state else {
+            let reading = self.read(channel)?;
+            let ask = reference_form(&mut message, channel, &reading)?;
+            return reply
+                .input_required()
+                .request("reference", ask)
+                .seal(br#"{"stage":"reference"}"#);
+        };
+        if stage(state, "reference") {
+            let reading = self.read(channel)?;
+            let answer = {
+                let mut message = [0u8; MESSAGE_LEN];
+                let ask = reference_form(&mut message, channel, &reading)?;
+                match call.response("reference", &ask)? {
+                    Response::Missing => {
+                        return reply
+                            .input_required()
+                            .request("reference", ask)
+                            .seal(br#"{"stage":"reference"}"#);
+                    }
+                    Response::Answered(answer) => answer,
+                }
+            };
+            if !answer.accepted() {
+                return Ok(not_stored(reply, &answer));
+            }
+            let reference = answer
+                .get("reference")
+                .and_then(milli_of)
+                .ok_or(Error::invalid_params("the reference is out of range"))?;
+            // Leg 2: the offset from the raw reading, shown and sealed.
+            let raw = i64::from(reading.milli) - i64::from(self.offset(channel));
+            let offset = reference - raw;
+            if i32::try_from(offset).is_err() {
+                return Err(Error::invalid_params("the reference is out of range"));
+            }
+            let ask = store_form(&mut message, channel, raw, reference, offset, reading.unit)?;
+            let data = sealed_offset(&mut data, raw, reference, offset)?;
+            return reply.input_required().request("store", ask).seal(data);
+        }
+        if !stage(state, "store") {
+            return Err(INVALID_STATE);
+        }
+        let number = |key: &str| {
+            state
+                .get(key)
+                .and_then(|v| v.as_i64())
+                .filter(|n| n.abs() <= MAX_UNITS * 1000)
+                .ok_or(INVALID_STATE)
+        };
+        let (raw, reference) = (number("raw")?, number("reference")?);
+        let offset = i32::try_from(number("offset")?).map_err(|_| INVALID_STATE)?;
+        let unit = self.read(channel)?.unit;
+        let ask = store_form(
+            &mut message,
+            channel,
+            raw,
+            reference,
+            i64::from(offset),
+            unit,
+        )?;
+        let answer = match call.response("store", &ask)? {
+            Response::Missing => {
+                let data = sealed_offset(&mut data, raw, reference, i64::from(offset))?;
+                return reply.input_required().request("store", ask).seal(data);
+            }
+            Response::Answered(answer) => answer,
+        };
+        let store =
+            answer.accepted() && answer.get("store").and_then(|v| v.as_bool()) == Some(true);
+        if !store {
+            return Ok(not_stored(reply, &answer));
+        }
+        let mut offsets = self.offsets.get();
+        if let Some(slot) = offsets.get_mut(usize::from(channel)) {
+            *slot = offset;
+        }
+        self.offsets.set(offsets);
+        log::info!("calibrate: offset stored");
+        Ok(reply.structured(|w| {
+            w.object(|o| {
+                o.u64("channel", channel.into());
+                o.bool("stored", true);
+                write_milli(o.key("offset"), i64::from(offset));
+                o.str("unit", unit);
+            });
+        }))
+    }
+
+    fn device_info(&self, reply: ResourceReply<'_>) -> Result<Done, Error> {
+        let mut buf = [0u8; INFO_LEN];
+        let mut w = Writer::new(&mut buf);
+        w.object(|o| {
+            o.str("model", config().info.name);
+            o.str("firmware", config().info.version);
+            o.u64("uptimeSeconds", self.board.uptime_secs());
+            o.u64("maxMessageBytes", Limits::DEVICE.max_size as u64);
+            o.array("relays", |a| {
+                for channel in 0..RELAY_CHANNELS {
+                    match self.board.relay(channel) {
+                        Some(on) => a.item().bool(on),
+                        None => a.item().null(),
+                    };
+                }
+            });
+            o.array("offsets", |a| {
+                for offset in self.offsets.get() {
+                    write_milli(a.item(), i64::from(offset));
+                }
+            });
+        });
+        let n = w
+            .finish()
+            .map_err(|_| Error::internal("device info does not fit"))?;
+        let text = core::str::from_utf8(&buf[..n])
+            .map_err(|_| Error::internal("device info is not UTF-8"))?;
+        Ok(reply.text(Some("application/json"), text))
+    }
+}
+
+fn form<'m>(message: &'m str, schema: &'m str) -> Result<Elicitation<'m>, Error> {
+    Elicitation::form(message, schema).map_err(|_| Error::internal("invalid form"))
+}
+
+fn reference_form<'m>(
+    buf: &'m mut [u8],
+    channel: u8,
+    reading: &Reading,
+) -> Result<Elicitation<'m>, Error> {
+    let message = FixedText::format(
+        buf,
+        format_args!(
+            "Calibrating sensor {channel} ({}): hold it at a known reference and enter what \
+             a trusted instrument reads, in {}.",
+            reading.quantity, reading.unit
+        ),
+    )?;
+    form(message, REFERENCE_SCHEMA)
+}
+
+fn store_form<'m>(
+    buf: &'m mut [u8],
+    channel: u8,
+    raw: i64,
+    reference: i64,
+    offset: i64,
+    unit: &str,
+) -> Result<Elicitation<'m>, Error> {
+    let message = FixedText::format(
+        buf,
+        format_args!(
+            "Sensor {channel} read {} {unit} against {} {unit}. Store an offset of {} {unit}?",
+            Milli(raw),
+            Milli(reference),
+            Milli(offset)
+        ),
+    )?;
+    form(message, STORE_SCHEMA)
+}
+
+fn sealed_offset(buf: &mut [u8], raw: i64, reference: i64, offset: i64) -> Result<&[u8], Error> {
+    let mut w = Writer::new(buf);
+    w.object(|o| {
+        o.str("stage", "store");
+        o.i64("raw", raw);
+        o.i64("reference", reference);
+        o.i64("offset", offset);
+    });
+    let n = w
+        .finish()
+        .map_err(|_| Error::internal("state does not fit"))?;
+    Ok(&buf[..n])
+}
+
+/// Whether opened state is at `name`.
+fn stage(state: Value<'_>, name: &str) -> bool {
+    state
+        .get("stage")
+        .and_then(|v| v.as_str())
+        .is_some_and(|s| s.eq_str(name))
+}
+
+/// What the user did, for a result that did not act: `accept` here means "accepted but
+/// unchecked".
+fn action_name(answer: &ElicitAnswer<'_>) -> &'static str {
+    match answer.action() {
+        Action::Accept => "accept",
+        other => other.name(),
     }
 }
 
 impl<B: Board> Registry for Instrument<B> {
     fn tools(&self) -> &[Tool<'_>] {
         TOOLS
+    }
+
+    fn resources(&self) -> &[Resource<'_>] {
+        RESOURCES
+    }
+
+    fn prompts(&self) -> &[Prompt<'_>] {
+        PROMPTS
     }
 }
 
@@ -139,63 +484,36 @@ impl<B: Board> Handler for Instrument<B> {
         match call.name() {
             "read_sensor" => self.read_sensor(call, reply),
             "set_relay" => self.set_relay(call, reply),
+            "calibrate" => self.calibrate(call, reply),
             _ => Err(Error::internal("tool without a handler")),
         }
     }
-}
 
-/// An integer argument in `0..=max`. The schema admitted it, and JSON Schema counts `1.0` as an
-/// integer, so integral floats are accepted too.
-fn small_int(value: Option<Value<'_>>, max: u8) -> Option<u8> {
-    let number = value?.as_number()?;
-    let n = match number.as_u64() {
-        Some(n) => n,
-        None if number.is_integral() => {
-            let f = number.as_f64()?;
-            if !(0.0..=255.0).contains(&f) {
-                return None;
-            }
-            f as u64
+    fn read_resource(
+        &self,
+        call: &ResourceRead<'_>,
+        reply: ResourceReply<'_>,
+    ) -> Result<Done, Error> {
+        match call.uri() {
+            INFO_URI => self.device_info(reply),
+            _ => Ok(reply.not_found()),
         }
-        None => return None,
-    };
-    u8::try_from(n).ok().filter(|&n| n <= max)
-}
-
-/// Writes milli-units as a JSON number with three decimals (`23125` as `23.125`).
-fn write_milli(w: &mut Writer<'_>, milli: i32) {
-    let abs = milli.unsigned_abs();
-    if milli < 0 {
-        w.raw(b"-");
     }
-    w.u64(u64::from(abs / 1000));
-    let frac = abs % 1000;
-    w.raw(&[
-        b'.',
-        b'0' + (frac / 100) as u8,
-        b'0' + (frac / 10 % 10) as u8,
-        b'0' + (frac % 10) as u8,
-    ]);
-}
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn milli_units_are_written_with_three_decimals() {
-        for (milli, text) in [
-            (23125, "23.125"),
-            (0, "0.000"),
-            (-500, "-0.500"),
-            (3300, "3.300"),
-            (i32::MIN, "-2147483.648"),
-        ] {
-            let mut buf = [0u8; 32];
-            let mut w = Writer::new(&mut buf);
-            write_milli(&mut w, milli);
-            let n = w.finish().unwrap();
-            assert_eq!(&buf[..n], text.as_bytes());
-        }
+    fn get_prompt(&self, call: &PromptGet<'_>, reply: PromptReply<'_>) -> Result<Done, Error> {
+        let focus = call.argument("focus").and_then(|f| f.as_plain());
+        Ok(reply.messages(Some("Check the bench instrument"), |m| {
+            m.user(
+                "Read sensors 0, 1 and 2 of the bench instrument with read_sensor (4 samples \
+                 each), read device://info, and report any value that looks out of range for \
+                 a lab bench (temperature 15-35 Cel, humidity 20-80 %, supply 3.0-3.6 V).",
+            );
+            if let Some(focus) = focus {
+                m.text(
+                    snodo_core::server::Role::User,
+                    format_args!("Pay particular attention to: {focus}"),
+                );
+            }
+        }))
     }
 }

@@ -4,7 +4,7 @@
 //! fail for want of an allocator).
 //!
 //! Build it with `-C panic=abort` (see `Cargo.toml`): Rust refuses to link a `no_std`
-//! executable that unwinds.
+//! executable that unwinds. Its options are in `snodo_embedded_example::host`.
 #![no_std]
 #![no_main]
 
@@ -17,12 +17,17 @@ compile_error!(
 #[cfg(not(target_os = "linux"))]
 compile_error!("the host build of the device runs on Linux (it talks to libc directly)");
 
-use core::ffi::{c_char, c_int};
+use core::ffi::{CStr, c_char, c_int};
 
 /// The C entry point: the C runtime calls it after setting up the process.
 #[unsafe(no_mangle)]
-extern "C" fn main(_argc: c_int, _argv: *const *const c_char) -> c_int {
-    snodo_embedded_example::host::run()
+extern "C" fn main(argc: c_int, argv: *const *const c_char) -> c_int {
+    let count = usize::try_from(argc).unwrap_or(0);
+    let args = (1..count).map(|i| {
+        // SAFETY: the C runtime passes `argc` valid, NUL-terminated strings in `argv`.
+        unsafe { CStr::from_ptr(*argv.add(i)) }.to_bytes()
+    });
+    snodo_embedded_example::host::main(args)
 }
 
 #[panic_handler]

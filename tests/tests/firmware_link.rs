@@ -341,7 +341,7 @@ fn the_device_answers_discover_and_tool_calls_over_stdio() {
             r#"{{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{{{with_progress},"name":"read_sensor","arguments":{{"channel":2,"samples":4}}}}}}"#
         ),
         tool_call("4", "set_relay", r#"{"channel":0,"on":true}"#),
-        tool_call("5", "set_relay", r#"{"channel":0,"on":false}"#),
+        request("5", "resources/read", r#""uri":"device://info""#),
         tool_call("6", "read_sensor", r#"{"channel":3}"#),
         tool_call("7", "read_sensor", r#"{"channel":9}"#),
         r#"{"jsonrpc":"2.0","id":"#.into(),
@@ -365,8 +365,9 @@ fn the_device_answers_discover_and_tool_calls_over_stdio() {
     let result = &discover["result"];
     server_info_is_present(result);
     assert_eq!(result["supportedVersions"], json!(["2026-07-28"]));
-    assert!(result["capabilities"]["tools"].is_object(), "{discover}");
-    assert!(result["capabilities"].get("resources").is_none());
+    for family in ["tools", "resources", "prompts"] {
+        assert!(result["capabilities"][family].is_object(), "{discover}");
+    }
     assert!(result["ttlMs"].is_u64() && result["cacheScope"].is_string());
 
     // The two notifications got nothing; the list comes next.
@@ -375,7 +376,9 @@ fn the_device_answers_discover_and_tool_calls_over_stdio() {
     server_info_is_present(&list["result"]);
     let tools = list["result"]["tools"].as_array().expect("tools");
     let names: Vec<_> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
-    assert_eq!(names, ["read_sensor", "set_relay"]);
+    // One definition per page, so that every page fits the device's 2 KiB messages.
+    assert_eq!(names, ["read_sensor"]);
+    assert_eq!(list["result"]["nextCursor"], "1", "{list}");
     for tool in tools {
         assert_eq!(tool["inputSchema"]["type"], "object", "{tool}");
         assert_eq!(tool["outputSchema"]["type"], "object", "{tool}");
@@ -418,17 +421,27 @@ fn the_device_answers_discover_and_tool_calls_over_stdio() {
         json!({"channel": 2, "quantity": "supply_voltage", "value": 3.3, "unit": "V", "samples": 4}),
     );
 
-    // The board keeps its relays between rounds; the server keeps nothing.
-    tool_result_is(
-        next(),
-        json!(4),
-        json!({"channel": 0, "on": true, "was": false}),
+    // Switching a relay needs the user's confirmation through a form, and this client
+    // declared no elicitation capability: -32021 naming it, and nothing switched.
+    let refused = next();
+    rpc_error_is(refused, json!(4), -32021);
+    assert_eq!(
+        refused["error"]["data"]["requiredCapabilities"],
+        json!({"elicitation": {"form": {}}}),
+        "{refused}"
     );
-    tool_result_is(
-        next(),
-        json!(5),
-        json!({"channel": 0, "on": false, "was": true}),
-    );
+    let info = next();
+    assert_eq!(info["id"], 5);
+    server_info_is_present(&info["result"]);
+    let info: Value = serde_json::from_str(
+        info["result"]["contents"][0]["text"]
+            .as_str()
+            .expect("device info is text"),
+    )
+    .unwrap();
+    assert_eq!(info["model"], "snodo-bench-instrument");
+    assert_eq!(info["relays"], json!([false, false]), "{info}");
+    assert_eq!(info["maxMessageBytes"], 2048);
 
     tool_error_is(next(), json!(6), "does not respond");
     tool_error_is(next(), json!(7), "Invalid arguments");

@@ -54,7 +54,8 @@ mod serve;
 pub use checksum::{CHECKSUM_LEN, crc16};
 pub use reader::{Frame, FrameReader};
 pub use serve::{
-    BOOT_METHOD, BOOT_NOTIFICATION, CORRUPT, NO_ROOM, Serial, Served, TOO_LARGE, write_frame,
+    BOOT_METHOD, BOOT_NOTIFICATION, CORRUPT, NO_ROOM, REPLY_TOO_LARGE, Serial, Served, TOO_LARGE,
+    write_frame,
 };
 
 /// How messages are delimited on a link.

@@ -5,6 +5,7 @@ use embedded_io::{Read, Write};
 use super::reader::{Frame, FrameReader};
 use super::{Framing, checksum, cobs};
 use crate::json::Writer;
+use crate::rpc::{self, ErrorCode, Incoming};
 use crate::server::{Handled, Handler, Notifier, Round, Server};
 
 /// The reply to a frame longer than the input buffer: it cannot be parsed, so its id is
@@ -15,6 +16,10 @@ pub const TOO_LARGE: &[u8] =
 /// The reply to a COBS frame whose encoding or checksum is wrong: nothing in it can be
 /// trusted, the id included.
 pub const CORRUPT: &[u8] = b"{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32700,\"message\":\"Parse error: corrupt frame (bad COBS or CRC-16)\"}}";
+
+/// The message of the -32603 error (with the request's id) for a reply larger than the output
+/// buffer.
+pub const REPLY_TOO_LARGE: &str = "Reply too large for the device's output buffer";
 
 /// The reply when not even an error fits the output buffer (not expected at sane sizes).
 pub const NO_ROOM: &[u8] =
@@ -202,7 +207,17 @@ impl<const IN: usize, const OUT: usize> Serial<IN, OUT> {
             }
             Err(_) => {
                 crate::log::debug!("io: reply does not fit the output buffer");
-                write_frame(link, framing, NO_ROOM)?;
+                let limits = server.config().limits;
+                let id = match rpc::parse(message, &limits) {
+                    Ok(Incoming::Request(request)) => Some(request.id),
+                    _ => None,
+                };
+                let mut w = Writer::new(&mut self.out);
+                rpc::write_error(&mut w, id, ErrorCode::INTERNAL_ERROR, REPLY_TOO_LARGE, None);
+                match w.finish() {
+                    Ok(n) => write_frame(link, framing, self.out.get(..n).unwrap_or(NO_ROOM))?,
+                    Err(_) => write_frame(link, framing, NO_ROOM)?,
+                }
                 Served::Replied
             }
         };

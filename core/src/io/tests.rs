@@ -366,6 +366,7 @@ fn a_reply_that_does_not_fit_is_an_error_not_a_truncation() {
     let out: serde_json::Value =
         serde_json::from_slice(link.output.strip_suffix(b"\n").unwrap()).unwrap();
     assert_eq!(out["error"]["code"], -32603, "{out}");
+    assert_eq!(out["id"], 1, "{out}");
 }
 
 #[test]
