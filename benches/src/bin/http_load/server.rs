@@ -1,0 +1,156 @@
+//! The server under load as a child process, and what `/proc` says about a process.
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+/// How long the server may take to print its URL.
+const START_PATIENCE: Duration = Duration::from_secs(20);
+
+/// A server started as `PATH --http 127.0.0.1:0`; killed when dropped.
+#[derive(Debug)]
+pub struct Server {
+    child: Child,
+    /// The endpoint URL the server printed as its first line.
+    pub url: String,
+}
+
+impl Server {
+    /// Starts `path` on a free loopback port and waits for the URL on its first stdout line.
+    /// Its log goes to our standard error, filtered by `RUST_LOG` (`warn` unless set).
+    pub fn start(path: &Path) -> Result<Server, String> {
+        let mut child = Command::new(path)
+            .args(["--http", "127.0.0.1:0"])
+            .env(
+                "RUST_LOG",
+                std::env::var("RUST_LOG").unwrap_or_else(|_| "warn".to_owned()),
+            )
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .map_err(|e| format!("cannot start {}: {e}", path.display()))?;
+        let stdout = child.stdout.take().ok_or("no stdout")?;
+        // Read the first line on a thread so a silent server cannot hang us, then keep
+        // draining so the server never writes into a closed pipe.
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            let mut reader = BufReader::new(stdout);
+            let mut line = String::new();
+            let read = reader.read_line(&mut line).map(|_| line);
+            let _ = tx.send(read);
+            let _ = std::io::copy(&mut reader, &mut std::io::sink());
+        });
+        let mut server = Server {
+            child,
+            url: String::new(),
+        };
+        match rx.recv_timeout(START_PATIENCE) {
+            Ok(Ok(line)) if !line.trim().is_empty() => {
+                server.url = line.trim().to_owned();
+                Ok(server)
+            }
+            Ok(Ok(_)) => Err(format!("{} exited without a URL", path.display())),
+            Ok(Err(e)) => Err(format!("reading the server's URL: {e}")),
+            Err(_) => Err(format!(
+                "{} printed no URL within {START_PATIENCE:?}",
+                path.display()
+            )),
+        }
+    }
+
+    /// The child's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Resident memory of a process, in KiB, from `/proc/<pid>/status`.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Memory {
+    /// `VmRSS`: resident now.
+    pub rss_kib: u64,
+    /// `VmHWM`: the most ever resident (the peak since the process started).
+    pub hwm_kib: u64,
+}
+
+/// The memory of process `pid` (`self` for this one), if `/proc` tells.
+pub fn memory(pid: &str) -> Option<Memory> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let field = |name: &str| {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(name))
+            .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
+    };
+    Some(Memory {
+        rss_kib: field("VmRSS:")?,
+        hwm_kib: field("VmHWM:")?,
+    })
+}
+
+/// User plus system CPU time of process `pid` (`self` for this one) so far, from
+/// `/proc/<pid>/stat` (in clock ticks of 1/100 s, the value on Linux builds for x86 and
+/// ARM).
+pub fn cpu_time(pid: &str) -> Option<Duration> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name (field 2) is in parentheses and may hold spaces: count from after it.
+    let rest = &stat[stat.rfind(')')? + 1..];
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    // Fields 14 (utime) and 15 (stime) of the whole line are 12 and 13 after the name.
+    let utime: u64 = fields.get(11)?.parse().ok()?;
+    let stime: u64 = fields.get(12)?.parse().ok()?;
+    Some(Duration::from_millis((utime + stime) * 10))
+}
+
+/// CPU time the whole machine spent busy so far (every CPU added up: user, nice, system,
+/// interrupts and steal), from the first line of `/proc/stat`.
+pub fn machine_busy() -> Option<Duration> {
+    let stat = std::fs::read_to_string("/proc/stat").ok()?;
+    let line = stat.lines().next()?.strip_prefix("cpu ")?;
+    let ticks: Vec<u64> = line
+        .split_whitespace()
+        .map(|f| f.parse().unwrap_or(0))
+        .collect();
+    // user nice system idle iowait irq softirq steal (guest time is inside user).
+    let busy: u64 = [0, 1, 2, 5, 6, 7]
+        .iter()
+        .filter_map(|&i| ticks.get(i))
+        .sum();
+    Some(Duration::from_millis(busy * 10))
+}
+
+/// The 1, 5 and 15 minute load averages.
+pub fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_default()
+}
+
+/// How many CPUs this process may run on.
+pub fn cpus() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_our_own_memory_and_cpu() {
+        let memory = memory("self").expect("/proc/self/status");
+        assert!(memory.rss_kib > 0);
+        assert!(memory.hwm_kib >= memory.rss_kib);
+        assert!(cpu_time("self").is_some());
+        assert!(machine_busy().is_some());
+    }
+}
