@@ -522,8 +522,13 @@ impl Boundary for Stdio {
 
 impl Drop for Stdio {
     fn drop(&mut self) {
-        // The end of input: the server answers what it admitted, then exits.
+        // The end of input: the server answers what it admitted, then exits. A failing test
+        // does not wait for that.
         drop(self.stdin.take());
+        if thread::panicking() {
+            self.process.kill();
+            return;
+        }
         let status = self.process.wait();
         self.process.check_nothing_unasked();
         if !thread::panicking() && !status.is_some_and(|s| s.success()) {
