@@ -16,6 +16,8 @@ use snodo_tests::boundary::{
     StateKeys, Target, Transport, example_command, fixture_server_command,
 };
 use snodo_tests::harness::server_info;
+use snodo_tests::mrtr_fixture::{SECRET, accept, form_caps, retry, send, state_of};
+use suite::{FAMILIES, asks_color, asks_style, expect, expect_final, style_retry, teal_matte};
 
 const TRANSPORT: Transport = Transport::Http;
 
@@ -44,3 +46,36 @@ fn target() -> Target {
 }
 
 suite::preference_tests!(target());
+
+/// A server of the preference flow over `transport`, sealing with the suite's secret.
+fn sharing_the_secret(transport: Transport) -> Box<dyn snodo_tests::boundary::Boundary> {
+    let keys = StateKeys::Secret(SECRET);
+    let program = env!("CARGO_BIN_EXE_mrtr-fixture-server");
+    transport.spawn(
+        fixture_server_command(program, "preferences", &keys, transport),
+        server_info(),
+    )
+}
+
+/// Sealed state belongs to no transport: legs served alternately over stdio and HTTP by
+/// processes that share a secret go on where the last one stopped.
+#[test]
+fn state_sealed_over_stdio_opens_over_http_and_back() {
+    let info = server_info();
+    for family in FAMILIES {
+        let mut stdio = sharing_the_secret(Transport::Stdio);
+        let mut http = sharing_the_secret(Transport::Http);
+        let leg1 = stdio.round(&send(1, family.method(), family.params(), form_caps()));
+        let s1 = state_of(&expect(leg1, &asks_color(&info, 1)));
+        let colour = Some(json!({"color": accept(json!({"color": "teal"}))}));
+        let leg2 = http.round(&send(
+            2,
+            family.method(),
+            retry(family.params(), Some(&s1), colour),
+            form_caps(),
+        ));
+        let s2 = state_of(&expect(leg2, &asks_style(&info, 2)));
+        let leg3 = stdio.round(&style_retry(3, family, family.params(), &s2));
+        expect_final(&info, family, leg3, 3, teal_matte());
+    }
+}
