@@ -36,6 +36,8 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+#[cfg(unix)]
+pub mod bridge;
 mod clock;
 pub mod events;
 pub mod handler;

@@ -2,7 +2,7 @@
 //! ([`snodo_core::protocol::http::check_request`]).
 
 use http::HeaderMap;
-use snodo_core::json::Limits;
+use snodo_core::json::{Limits, Value};
 use snodo_core::protocol::http::{
     HEADER_METHOD, HEADER_NAME, HEADER_PROTOCOL_VERSION, HeaderMismatch, MAX_PARAM_NAME_LEN,
     ParamHeaders, RequestHeaders, check_request, tool_name,
@@ -46,19 +46,6 @@ pub(crate) fn check<A: Registry>(
     map: &HeaderMap,
     request: &Request<'_>,
 ) -> Result<(), HeaderMismatch> {
-    let repeated_param = map.keys().any(|k| {
-        k.as_str().as_bytes().starts_with(PARAM_PREFIX) && map.get_all(k).iter().nth(1).is_some()
-    });
-    if repeated_param {
-        return Err(HeaderMismatch::Repeated);
-    }
-    let params = Params(map);
-    let headers = RequestHeaders {
-        protocol_version: single(map, HEADER_PROTOCOL_VERSION)?,
-        method: single(map, HEADER_METHOD)?,
-        name: single(map, HEADER_NAME)?,
-        params: &params,
-    };
     let schema_text = tool_name(request).and_then(|name| {
         server
             .app()
@@ -72,5 +59,28 @@ pub(crate) fn check<A: Registry>(
         ..server.config().limits
     };
     let schema = schema_text.and_then(|s| snodo_core::json::parse(s.as_bytes(), &limits).ok());
+    check_against(map, request, schema)
+}
+
+/// Checks a request's MCP headers against its body, with the called tool's input schema
+/// when it is known (for its `Mcp-Param-*` headers).
+pub(crate) fn check_against(
+    map: &HeaderMap,
+    request: &Request<'_>,
+    schema: Option<Value<'_>>,
+) -> Result<(), HeaderMismatch> {
+    let repeated_param = map.keys().any(|k| {
+        k.as_str().as_bytes().starts_with(PARAM_PREFIX) && map.get_all(k).iter().nth(1).is_some()
+    });
+    if repeated_param {
+        return Err(HeaderMismatch::Repeated);
+    }
+    let params = Params(map);
+    let headers = RequestHeaders {
+        protocol_version: single(map, HEADER_PROTOCOL_VERSION)?,
+        method: single(map, HEADER_METHOD)?,
+        name: single(map, HEADER_NAME)?,
+        params: &params,
+    };
     check_request(&headers, request, schema)
 }

@@ -76,13 +76,13 @@
 //! in front has verified them); `now` is the system clock in Unix seconds. Logs go through
 //! `tracing`.
 
-mod admission;
-mod body;
+pub(crate) mod admission;
+pub(crate) mod body;
 mod config;
-mod headers;
+pub(crate) mod headers;
 mod in_flight;
 mod listener;
-mod service;
+pub(crate) mod service;
 
 pub use body::McpBody;
 pub use config::{AllowList, HttpConfig};

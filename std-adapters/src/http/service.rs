@@ -223,7 +223,7 @@ where
 }
 
 /// Reads the whole body within the size and time limits.
-async fn read_body<B>(body: B, limit: usize, timeout: Duration) -> Result<Bytes, Refusal>
+pub(crate) async fn read_body<B>(body: B, limit: usize, timeout: Duration) -> Result<Bytes, Refusal>
 where
     B: http_body::Body,
     B::Error: Into<BoxError>,
@@ -450,7 +450,7 @@ impl Notifier for ChannelNotifier<'_> {
 }
 
 /// The HTTP status of a reply the core wrote.
-fn status_of(reply: &[u8]) -> StatusCode {
+pub(crate) fn status_of(reply: &[u8]) -> StatusCode {
     StatusCode::from_u16(reply_status(reply)).unwrap_or(StatusCode::OK)
 }
 
@@ -492,11 +492,11 @@ fn response(status: StatusCode, body: McpBody) -> Response<McpBody> {
     response
 }
 
-fn empty(status: StatusCode) -> Response<McpBody> {
+pub(crate) fn empty(status: StatusCode) -> Response<McpBody> {
     response(status, McpBody::empty())
 }
 
-fn json(status: StatusCode, message: Bytes) -> Response<McpBody> {
+pub(crate) fn json(status: StatusCode, message: Bytes) -> Response<McpBody> {
     let mut response = response(status, McpBody::full(message));
     response
         .headers_mut()
@@ -504,7 +504,7 @@ fn json(status: StatusCode, message: Bytes) -> Response<McpBody> {
     response
 }
 
-fn event_stream(first: Option<Bytes>, exchange: Exchange) -> Response<McpBody> {
+pub(crate) fn event_stream(first: Option<Bytes>, exchange: Exchange) -> Response<McpBody> {
     let mut response = response(StatusCode::OK, McpBody::stream(first, exchange));
     let headers = response.headers_mut();
     headers.insert(CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
@@ -514,7 +514,7 @@ fn event_stream(first: Option<Bytes>, exchange: Exchange) -> Response<McpBody> {
 }
 
 /// An HTTP-level refusal: a JSON-RPC error without an id (a wrong path gets no body).
-fn refused(refusal: Refusal) -> Response<McpBody> {
+pub(crate) fn refused(refusal: Refusal) -> Response<McpBody> {
     if refusal == Refusal::NotFound {
         return empty(StatusCode::NOT_FOUND);
     }

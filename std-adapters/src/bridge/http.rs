@@ -1,0 +1,183 @@
+//! The bridge's Streamable HTTP side: the listener's own admission and header rules applied
+//! at the bridge, then the message relayed to the device.
+//!
+//! A POST goes through the same steps as on [`McpService`](crate::http::McpService): path,
+//! `Host`, `Origin`, method, `Content-Type`, `Accept` and body limits (the shared admission),
+//! then the `MCP-Protocol-Version`/`Mcp-Method`/`Mcp-Name` headers against the body (-32020).
+//! `Mcp-Param-*` headers are checked only for their form: the bridge does not know the
+//! device's tool schemas. The device's reply is sent as JSON with the status its error code
+//! maps to; when the device reports progress first, the response is an event stream, as on
+//! the listener. A failure of the device is a JSON-RPC -32603 error with the request's id,
+//! under 503 (disconnected, busy), 504 (no answer in time) or 502 (garbage).
+
+use std::convert::Infallible;
+use std::io;
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use bytes::Bytes;
+use http::{Request, Response, StatusCode};
+use hyper::body::Incoming;
+use hyper::server::conn::http1;
+use hyper::service::service_fn;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use snodo_core::json::Limits;
+use snodo_core::rpc::{self, Incoming as Message};
+use tokio::net::TcpListener;
+use tokio::sync::mpsc;
+
+use super::device::{Answer, Device, DeviceError};
+use super::stdio::{error_reply, failure_reply};
+use crate::http::HttpConfig;
+use crate::http::admission;
+use crate::http::body::{Exchange, McpBody, Out, Work, sse_event};
+use crate::http::headers;
+use crate::http::service::{empty, event_stream, json, read_body, refused, status_of};
+
+/// The endpoint: HTTP in front, the device behind.
+#[derive(Clone, Debug)]
+pub struct BridgeService {
+    device: Device,
+    config: Arc<HttpConfig>,
+}
+
+impl BridgeService {
+    /// An endpoint for `device` with the listener's configuration `config`.
+    pub fn new(device: Device, config: HttpConfig) -> Self {
+        BridgeService {
+            device,
+            config: Arc::new(config),
+        }
+    }
+
+    /// Answers one HTTP request.
+    pub async fn handle<B>(&self, request: Request<B>) -> Response<McpBody>
+    where
+        B: http_body::Body + Send + 'static,
+        B::Data: Send,
+        B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+    {
+        let config = &*self.config;
+        let (parts, body) = request.into_parts();
+        if let Err(refusal) = admission::admit(&parts, config) {
+            tracing::debug!(?refusal, "refused");
+            return refused(refusal);
+        }
+        let body = match read_body(body, config.max_body_len, config.body_read_timeout).await {
+            Ok(body) => body,
+            Err(refusal) => return refused(refusal),
+        };
+        match rpc::parse(&body, &Limits::HOST) {
+            Ok(Message::Request(request)) => {
+                if let Err(mismatch) = headers::check_against(&parts.headers, &request, None) {
+                    tracing::debug!(?mismatch, "headers disagree with the body");
+                    let mut buf = vec![0; 1024];
+                    let mut w = snodo_core::json::Writer::new(&mut buf);
+                    mismatch.write(&mut w, Some(request.id));
+                    let n = w.finish().unwrap_or(0);
+                    buf.truncate(n);
+                    return json(StatusCode::BAD_REQUEST, Bytes::from(buf));
+                }
+            }
+            // A client's response: the device never asks anything, so there is nothing to
+            // deliver it to.
+            Ok(Message::Response) => return empty(StatusCode::ACCEPTED),
+            Ok(Message::Notification(_)) | Err(_) => {}
+        }
+        let answers = self.device.send(body.to_vec());
+        let (outputs, received) = mpsc::channel(config.notification_queue.max(1));
+        let work: Work = Box::pin(relay(body, answers, outputs));
+        let mut exchange = Exchange::new(work, received);
+        match exchange.next().await {
+            Some(Out::Reply(message, status)) => json(status, message),
+            Some(Out::Event(message)) => event_stream(Some(sse_event(&message)), exchange),
+            Some(Out::KeepAlive) => event_stream(Some(Bytes::from_static(b":\n\n")), exchange),
+            Some(Out::Accepted) | None => empty(StatusCode::ACCEPTED),
+        }
+    }
+}
+
+/// Turns the device's answers into the outputs of an exchange.
+async fn relay(body: Bytes, mut answers: mpsc::Receiver<Answer>, outputs: mpsc::Sender<Out>) {
+    while let Some(answer) = answers.recv().await {
+        let out = match answer {
+            Answer::Notification(m) => Out::Event(Bytes::from(m)),
+            Answer::Reply(m) => {
+                let reply = Bytes::from(m);
+                let status = status_of(&reply);
+                Out::Reply(reply, status)
+            }
+            Answer::Sent => Out::Accepted,
+            Answer::Failed(e) => {
+                tracing::error!("{e}");
+                match failure_reply(&body, &e) {
+                    Some(reply) => Out::Reply(Bytes::from(reply), failure_status(&e)),
+                    None => Out::Accepted,
+                }
+            }
+        };
+        let last = !matches!(out, Out::Event(_));
+        if outputs.send(out).await.is_err() || last {
+            return;
+        }
+    }
+    let reply = error_reply(&body, rpc::ErrorCode::INTERNAL_ERROR, "the bridge stopped");
+    let _ = outputs
+        .send(Out::Reply(
+            Bytes::from(reply),
+            StatusCode::INTERNAL_SERVER_ERROR,
+        ))
+        .await;
+}
+
+fn failure_status(error: &DeviceError) -> StatusCode {
+    match error {
+        DeviceError::Disconnected(_) | DeviceError::Busy => StatusCode::SERVICE_UNAVAILABLE,
+        DeviceError::Timeout { .. } => StatusCode::GATEWAY_TIMEOUT,
+        DeviceError::Garbage(_) => StatusCode::BAD_GATEWAY,
+        DeviceError::TooLarge { .. } => StatusCode::BAD_REQUEST,
+    }
+}
+
+/// Binds `config.addr` and serves the bridge until the process ends; `bound` is told the
+/// address (with the port the system picked for port 0) before the first connection.
+pub async fn serve_http(
+    device: Device,
+    config: HttpConfig,
+    bound: impl FnOnce(SocketAddr),
+) -> io::Result<()> {
+    let listener = TcpListener::bind(config.addr).await?;
+    bound(listener.local_addr()?);
+    let service = BridgeService::new(device, config.clone());
+    let slots = Arc::new(tokio::sync::Semaphore::new(config.max_connections.max(1)));
+    let mut http = http1::Builder::new();
+    http.timer(TokioTimer::new())
+        .header_read_timeout(config.header_read_timeout)
+        .keep_alive(true);
+    loop {
+        let Ok(slot) = Arc::clone(&slots).acquire_owned().await else {
+            return Ok(());
+        };
+        let (stream, peer) = match listener.accept().await {
+            Ok(accepted) => accepted,
+            Err(e) => {
+                tracing::warn!("accept failed: {e}");
+                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                continue;
+            }
+        };
+        let _ = stream.set_nodelay(true);
+        let per_connection = service.clone();
+        let hyper_service = service_fn(move |request: Request<Incoming>| {
+            let service = per_connection.clone();
+            async move { Ok::<_, Infallible>(service.handle(request).await) }
+        });
+        let connection = http.serve_connection(TokioIo::new(stream), hyper_service);
+        tokio::spawn(async move {
+            if let Err(e) = connection.await {
+                tracing::debug!(%peer, "connection ended: {e}");
+            }
+            drop(slot);
+        });
+    }
+}
