@@ -1,6 +1,7 @@
 //! Canonical digest of a JSON value (object key order ignored, array order and number kind
 //! kept): see [`canonical_digest`].
 
+use super::skip::{skip_string, skip_value, skip_ws};
 use super::string::JsonStr;
 use super::value::{Kind, Object, Value};
 use core::cmp::Ordering;
@@ -355,109 +356,6 @@ impl<'a> Walk<'a> {
             self.done = true;
         }
         Some(value)
-    }
-}
-
-fn skip_ws(b: &[u8], mut i: usize) -> usize {
-    while let Some(b' ' | b'\n' | b'\r' | b'\t') = b.get(i) {
-        i += 1;
-    }
-    i
-}
-
-const ONES: u64 = 0x0101_0101_0101_0101;
-const HIGHS: u64 = 0x8080_8080_8080_8080;
-
-/// The high bit of each byte of `word` equal to `byte`. Bits above the lowest one may be
-/// false positives; the lowest one is always exact, which is all the skippers use.
-fn bytes_equal(word: u64, byte: u8) -> u64 {
-    let x = word ^ (ONES * u64::from(byte));
-    x.wrapping_sub(ONES) & !x & HIGHS
-}
-
-/// Offset in `b[j..j + 8]` of the first byte `hits` flags in that word, or `None` when fewer
-/// than eight bytes remain. `Some(8)` means no byte of the word is flagged.
-fn next_hit(b: &[u8], j: usize, hits: impl Fn(u64) -> u64) -> Option<usize> {
-    let chunk = b.get(j..)?.first_chunk::<8>()?;
-    let found = hits(u64::from_le_bytes(*chunk));
-    Some(if found == 0 {
-        8
-    } else {
-        (found.trailing_zeros() / 8) as usize
-    })
-}
-
-/// Index just past the validated value starting at `i`.
-fn skip_value(b: &[u8], i: usize) -> Option<usize> {
-    match b.get(i)? {
-        b'"' => skip_string(b, i),
-        b'{' | b'[' => {
-            // Eight bytes at a time to the next quote or bracket (`[` and `{` differ only in
-            // bit 5, as do `]` and `}`).
-            let structural = |word: u64| {
-                let folded = word | (ONES * 0x20);
-                bytes_equal(word, b'"') | bytes_equal(folded, b'{') | bytes_equal(folded, b'}')
-            };
-            let mut depth: usize = 0;
-            let mut j = i;
-            loop {
-                match next_hit(b, j, structural) {
-                    Some(8) => {
-                        j += 8;
-                        continue;
-                    }
-                    Some(offset) => j += offset,
-                    None => {}
-                }
-                match b.get(j)? {
-                    b'"' => {
-                        j = skip_string(b, j)?;
-                        continue;
-                    }
-                    b'{' | b'[' => depth += 1,
-                    b'}' | b']' => {
-                        depth = depth.checked_sub(1)?;
-                        if depth == 0 {
-                            return Some(j + 1);
-                        }
-                    }
-                    _ => {}
-                }
-                j += 1;
-            }
-        }
-        _ => {
-            let mut j = i;
-            while let Some(c) = b.get(j) {
-                if matches!(c, b',' | b'}' | b']' | b' ' | b'\n' | b'\r' | b'\t') {
-                    break;
-                }
-                j += 1;
-            }
-            (j > i).then_some(j)
-        }
-    }
-}
-
-/// Index just past the string whose opening quote is at `i`, eight bytes at a time to the
-/// next quote or backslash.
-fn skip_string(b: &[u8], i: usize) -> Option<usize> {
-    let special = |word: u64| bytes_equal(word, b'"') | bytes_equal(word, b'\\');
-    let mut j = i + 1;
-    loop {
-        match next_hit(b, j, special) {
-            Some(8) => {
-                j += 8;
-                continue;
-            }
-            Some(offset) => j += offset,
-            None => {}
-        }
-        match b.get(j)? {
-            b'"' => return Some(j + 1),
-            b'\\' => j += 2,
-            _ => j += 1,
-        }
     }
 }
 

@@ -6,6 +6,7 @@
 
 mod canonical;
 mod scan;
+mod skip;
 mod string;
 mod value;
 mod write;

@@ -4,8 +4,9 @@
 //! Everything the views in [`super::value`] do afterwards relies on this pass; they never see
 //! bytes it did not accept.
 
+use super::skip::{HIGHS, bytes_below, bytes_equal, is_ws, next_hit, skip_ws};
 use super::string::JsonStr;
-use super::value::{Value, skip_ws};
+use super::value::Value;
 
 /// Bounds applied while scanning untrusted JSON.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -68,30 +69,30 @@ pub enum JsonError {
         at: usize,
     },
 }
-
 /// Validates `bytes` as exactly one JSON value (surrounding whitespace allowed) and returns a
 /// view of it.
+///
+/// UTF-8 is checked inside strings as they are scanned (outside strings only ASCII can be
+/// valid JSON), so a document is read once. When a document is refused for another reason,
+/// the whole input is checked for UTF-8 after all, so that invalid UTF-8 anywhere is always
+/// reported as [`JsonError::InvalidUtf8`], whatever else is wrong.
 pub fn parse<'a>(bytes: &'a [u8], limits: &Limits) -> Result<Value<'a>, JsonError> {
     if bytes.len() > limits.max_size {
         return Err(JsonError::TooLarge);
-    }
-    if core::str::from_utf8(bytes).is_err() {
-        return Err(JsonError::InvalidUtf8);
     }
     let mut scanner = Scanner {
         b: bytes,
         i: 0,
         limits,
     };
-    scanner.ws();
-    let start = scanner.i;
-    scanner.value(0)?;
-    let end = scanner.i;
-    scanner.ws();
-    if scanner.i != bytes.len() {
-        return Err(JsonError::Syntax { at: scanner.i });
+    match scanner.document() {
+        Ok((start, end)) => Ok(Value::from_validated(
+            bytes.get(start..end).unwrap_or_default(),
+        )),
+        Err(JsonError::InvalidUtf8) => Err(JsonError::InvalidUtf8),
+        Err(_) if core::str::from_utf8(bytes).is_err() => Err(JsonError::InvalidUtf8),
+        Err(e) => Err(e),
     }
-    Ok(Value::from_validated(&bytes[start..end]))
 }
 
 struct Scanner<'a, 'l> {
@@ -101,6 +102,20 @@ struct Scanner<'a, 'l> {
 }
 
 impl<'a> Scanner<'a, '_> {
+    /// The whole input: one value with optional whitespace around it; its span.
+    fn document(&mut self) -> Result<(usize, usize), JsonError> {
+        self.ws();
+        let start = self.i;
+        self.value(0)?;
+        let end = self.i;
+        self.ws();
+        if self.i != self.b.len() {
+            return Err(self.err());
+        }
+        Ok((start, end))
+    }
+
+    #[inline(always)]
     fn peek(&self) -> Option<u8> {
         self.b.get(self.i).copied()
     }
@@ -109,8 +124,12 @@ impl<'a> Scanner<'a, '_> {
         JsonError::Syntax { at: self.i }
     }
 
+    #[inline(always)]
     fn ws(&mut self) {
-        self.i = skip_ws(self.b, self.i);
+        // Compact JSON has no whitespace at most places this is asked.
+        if self.peek().is_some_and(is_ws) {
+            self.i = skip_ws(self.b, self.i);
+        }
     }
 
     fn expect(&mut self, byte: u8) -> Result<(), JsonError> {
@@ -165,9 +184,9 @@ impl<'a> Scanner<'a, '_> {
             if members > self.limits.max_members {
                 return Err(JsonError::TooManyMembers);
             }
-            let key = self.string()?;
-            let bits = key_bits(key);
-            if seen & bits == bits && key_seen_before(&self.b[open..], key) {
+            let (key, escaped) = self.string()?;
+            let bits = key_bits(key, escaped);
+            if seen & bits == bits && key_seen_before(self.b.get(open..).unwrap_or_default(), key) {
                 return Err(JsonError::DuplicateKey);
             }
             seen |= bits;
@@ -217,29 +236,48 @@ impl<'a> Scanner<'a, '_> {
         }
     }
 
-    /// Scans a string starting at its opening quote and returns its escaped contents.
-    fn string(&mut self) -> Result<JsonStr<'a>, JsonError> {
+    /// Scans a string starting at its opening quote and returns its escaped contents and
+    /// whether any escape occurs in them.
+    ///
+    /// Eight bytes at a time up to the next quote, backslash, control character or
+    /// non-ASCII byte; a non-ASCII byte must start a well-formed UTF-8 sequence.
+    fn string(&mut self) -> Result<(JsonStr<'a>, bool), JsonError> {
         if self.peek() != Some(b'"') {
             return Err(self.err());
         }
-        self.i += 1;
-        let start = self.i;
+        let b = self.b;
+        let start = self.i + 1;
+        let mut j = start;
+        let mut escaped = false;
         loop {
-            let Some(byte) = self.peek() else {
+            j = next_hit(b, j, |word| {
+                (word & HIGHS)
+                    | bytes_below(word, 0x20)
+                    | bytes_equal(word, b'"')
+                    | bytes_equal(word, b'\\')
+            });
+            let Some(&byte) = b.get(j) else {
+                self.i = j;
                 return Err(self.err());
             };
             match byte {
                 b'"' => {
-                    let raw = &self.b[start..self.i];
-                    self.i += 1;
-                    return Ok(JsonStr::from_validated(raw));
+                    self.i = j + 1;
+                    let raw = b.get(start..j).unwrap_or_default();
+                    return Ok((JsonStr::from_validated(raw), escaped));
                 }
                 b'\\' => {
-                    self.i += 1;
+                    escaped = true;
+                    self.i = j + 1;
                     self.escape()?;
+                    j = self.i;
                 }
-                0x00..=0x1f => return Err(self.err()),
-                _ => self.i += 1,
+                0x00..=0x1f => {
+                    self.i = j;
+                    return Err(self.err());
+                }
+                0x80..=0xff => j = utf8_char(b, j).ok_or(JsonError::InvalidUtf8)?,
+                _ => j += 1,
             }
         }
     }
@@ -337,14 +375,96 @@ impl<'a> Scanner<'a, '_> {
     }
 }
 
-/// Two bits of a 128-bit filter chosen by an FNV-1a hash of the decoded key.
-fn key_bits(key: JsonStr<'_>) -> u128 {
-    let mut hash: u32 = 0x811c_9dc5;
-    for c in key.chars() {
-        hash ^= c as u32;
-        hash = hash.wrapping_mul(0x0100_0193);
+/// Index just past the UTF-8 sequence whose first byte (not ASCII) is at `j`, if that
+/// sequence is well formed: no overlong forms, no surrogates, nothing above U+10FFFF.
+fn utf8_char(b: &[u8], j: usize) -> Option<usize> {
+    let (width, second) = match *b.get(j)? {
+        0xc2..=0xdf => (2, 0x80..=0xbf),
+        0xe0 => (3, 0xa0..=0xbf),
+        0xe1..=0xec | 0xee..=0xef => (3, 0x80..=0xbf),
+        0xed => (3, 0x80..=0x9f),
+        0xf0 => (4, 0x90..=0xbf),
+        0xf1..=0xf3 => (4, 0x80..=0xbf),
+        0xf4 => (4, 0x80..=0x8f),
+        _ => return None,
+    };
+    if !second.contains(b.get(j + 1)?) {
+        return None;
     }
-    (1u128 << (hash & 127)) | (1u128 << ((hash >> 7) & 127))
+    for k in 2..width {
+        if b.get(j + k)? & 0xc0 != 0x80 {
+            return None;
+        }
+    }
+    Some(j + width)
+}
+
+/// Two bits of a 128-bit filter chosen by a hash of the decoded key.
+///
+/// The hash is over the key's decoded UTF-8 bytes, so a key without escapes is hashed
+/// straight from the input, eight bytes at a time; one with escapes (rare) is decoded as it
+/// is hashed, and two spellings of one key always get the same bits.
+fn key_bits(key: JsonStr<'_>, escaped: bool) -> u128 {
+    let mut hash = KeyHash::default();
+    if escaped {
+        let mut utf8 = [0u8; 4];
+        for c in key.chars() {
+            hash.bytes(c.encode_utf8(&mut utf8).as_bytes());
+        }
+    } else {
+        hash.bytes(key.raw());
+    }
+    let h = hash.finish();
+    (1u128 << (h >> 57)) | (1u128 << ((h >> 50) & 127))
+}
+
+/// A streaming hash of a byte string, by eight-byte words: the same bytes give the same hash
+/// however they are split between calls.
+#[derive(Default)]
+struct KeyHash {
+    state: u64,
+    /// Bytes of the current, incomplete word.
+    pending: [u8; 8],
+    pending_len: usize,
+    total: usize,
+}
+
+impl KeyHash {
+    const K: u64 = 0x9e37_79b9_7f4a_7c15;
+
+    fn mix(&mut self, word: u64) {
+        self.state = (self.state ^ word).wrapping_mul(Self::K);
+    }
+
+    fn bytes(&mut self, mut bytes: &[u8]) {
+        self.total += bytes.len();
+        if self.pending_len == 0 {
+            while let Some((word, rest)) = bytes.split_first_chunk::<8>() {
+                self.mix(u64::from_le_bytes(*word));
+                bytes = rest;
+            }
+        }
+        for &byte in bytes {
+            if let Some(slot) = self.pending.get_mut(self.pending_len) {
+                *slot = byte;
+            }
+            self.pending_len += 1;
+            if self.pending_len == 8 {
+                self.mix(u64::from_le_bytes(self.pending));
+                self.pending = [0; 8];
+                self.pending_len = 0;
+            }
+        }
+    }
+
+    /// The hash; its high bits depend on every byte.
+    fn finish(mut self) -> u64 {
+        if self.pending_len > 0 {
+            self.mix(u64::from_le_bytes(self.pending));
+        }
+        self.mix(self.total as u64);
+        self.state
+    }
 }
 
 /// Whether `key` (which sits at the end of `object`, a validated prefix of an object) occurs
@@ -360,4 +480,48 @@ fn key_seen_before(object: &[u8], key: JsonStr<'_>) -> bool {
         }
     }
     false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn key_hash_does_not_depend_on_how_bytes_arrive() {
+        let text = b"io.modelcontextprotocol/protocolVersion";
+        for n in 0..=text.len() {
+            let whole = {
+                let mut h = KeyHash::default();
+                h.bytes(&text[..n]);
+                h.finish()
+            };
+            for split in 0..=n {
+                let mut h = KeyHash::default();
+                h.bytes(&text[..split]);
+                for byte in &text[split..n] {
+                    h.bytes(core::slice::from_ref(byte));
+                }
+                assert_eq!(h.finish(), whole, "{n} {split}");
+            }
+        }
+    }
+
+    #[test]
+    fn utf8_sequences_are_checked_like_core_does() {
+        for lead in 0x80..=0xffu8 {
+            for second in [0x7f, 0x80, 0x8f, 0x90, 0x9f, 0xa0, 0xbf, 0xc0] {
+                for third in [0x80, 0xbf, 0x7f, 0xc0] {
+                    for fourth in [0x80, 0xbf, 0x41] {
+                        let buf = [lead, second, third, fourth];
+                        let ours = utf8_char(&buf, 0);
+                        // From a non-ASCII lead byte, core accepts at most one prefix: the
+                        // whole sequence (shorter ones are incomplete).
+                        let core_says = (2..=4).find(|&w| core::str::from_utf8(&buf[..w]).is_ok());
+                        assert_eq!(ours, core_says, "{buf:x?}");
+                    }
+                }
+            }
+        }
+        assert_eq!(utf8_char(&[0xe2, 0x82], 0), None);
+    }
 }

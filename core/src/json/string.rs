@@ -21,10 +21,20 @@ impl core::fmt::Debug for JsonStr<'_> {
 impl PartialEq for JsonStr<'_> {
     /// Equality of the decoded text, whatever escapes either side used.
     fn eq(&self, other: &Self) -> bool {
-        if !self.has_escapes() && !other.has_escapes() {
-            return self.raw == other.raw;
+        let (a, b) = (self.raw, other.raw);
+        if a == b {
+            // The same escaped text decodes to the same text.
+            return true;
         }
-        self.chars().eq(other.chars())
+        // Every escape decodes to fewer bytes than it takes: text without escapes decodes to
+        // itself, so different bytes can only decode alike if the longer side (both, at
+        // equal lengths) has escapes.
+        let escapes = match a.len().cmp(&b.len()) {
+            core::cmp::Ordering::Less => other.has_escapes(),
+            core::cmp::Ordering::Equal => self.has_escapes() && other.has_escapes(),
+            core::cmp::Ordering::Greater => self.has_escapes(),
+        };
+        escapes && self.chars().eq(other.chars())
     }
 }
 
@@ -56,10 +66,13 @@ impl<'a> JsonStr<'a> {
 
     /// Whether the decoded text equals `s`.
     pub fn eq_str(&self, s: &str) -> bool {
-        if !self.has_escapes() {
-            return self.raw == s.as_bytes();
+        // Every escape decodes to fewer bytes than it takes, so escaped text is longer than
+        // what it decodes to, and text without escapes is exactly as long.
+        match self.raw.len().cmp(&s.len()) {
+            core::cmp::Ordering::Less => false,
+            core::cmp::Ordering::Equal => self.raw == s.as_bytes() && !self.has_escapes(),
+            core::cmp::Ordering::Greater => self.has_escapes() && self.chars().eq(s.chars()),
         }
-        self.chars().eq(s.chars())
     }
 
     /// Whether the decoded text starts with `prefix`.
@@ -116,10 +129,25 @@ pub struct Chars<'a> {
 }
 
 impl Chars<'_> {
+    /// The four hex digits at `at` (as `u32::from_str_radix` reads them, which also takes a
+    /// leading `+`; the scanner never lets one through).
     fn hex4(&self, at: usize) -> Option<u32> {
         let digits = self.b.get(at..at + 4)?;
-        let text = core::str::from_utf8(digits).ok()?;
-        u32::from_str_radix(text, 16).ok()
+        let digits = match digits {
+            [b'+', rest @ ..] => rest,
+            all => all,
+        };
+        let mut unit = 0;
+        for &d in digits {
+            let v = match d {
+                b'0'..=b'9' => d - b'0',
+                b'a'..=b'f' => d - b'a' + 10,
+                b'A'..=b'F' => d - b'A' + 10,
+                _ => return None,
+            };
+            unit = (unit << 4) | u32::from(v);
+        }
+        Some(unit)
     }
 }
 
@@ -128,6 +156,10 @@ impl Iterator for Chars<'_> {
 
     fn next(&mut self) -> Option<char> {
         let first = *self.b.get(self.i)?;
+        if first.is_ascii() && first != b'\\' {
+            self.i += 1;
+            return Some(char::from(first));
+        }
         if first != b'\\' {
             // Decode one UTF-8 scalar from the validated text.
             let width = match first {

@@ -4,6 +4,7 @@
 //! is decoded or copied until asked for. The walking helpers here assume validated input but
 //! stay total on any bytes: on something unexpected they stop, they never panic.
 
+use super::skip::{skip_string, skip_value, skip_ws};
 use super::string::JsonStr;
 
 /// What kind of JSON value a [`Value`] holds.
@@ -246,6 +247,14 @@ pub struct Members<'a> {
     done: bool,
 }
 
+impl Members<'_> {
+    /// Where the next member starts, in bytes from the object's opening brace (the object's
+    /// length once every member has been read).
+    pub(crate) fn offset(&self) -> usize {
+        if self.done { self.b.len() } else { self.i }
+    }
+}
+
 impl<'a> Iterator for Members<'a> {
     type Item = (JsonStr<'a>, Value<'a>);
 
@@ -395,63 +404,5 @@ impl<'a> PrefixMembers<'a> {
             self.i = self.b.len();
         }
         Some(key)
-    }
-}
-
-/// Index of the first non-whitespace byte at or after `i`.
-pub(crate) fn skip_ws(b: &[u8], mut i: usize) -> usize {
-    while let Some(b' ' | b'\n' | b'\r' | b'\t') = b.get(i) {
-        i += 1;
-    }
-    i
-}
-
-/// Index just past the string whose opening quote is at `i`.
-pub(crate) fn skip_string(b: &[u8], i: usize) -> Option<usize> {
-    let mut j = i + 1;
-    loop {
-        match b.get(j)? {
-            b'"' => return Some(j + 1),
-            b'\\' => j += 2,
-            _ => j += 1,
-        }
-    }
-}
-
-/// Index just past the validated value starting at `i` (iterative: no recursion).
-pub(crate) fn skip_value(b: &[u8], i: usize) -> Option<usize> {
-    match b.get(i)? {
-        b'"' => skip_string(b, i),
-        b'{' | b'[' => {
-            let mut depth: usize = 0;
-            let mut j = i;
-            loop {
-                match b.get(j)? {
-                    b'"' => {
-                        j = skip_string(b, j)?;
-                        continue;
-                    }
-                    b'{' | b'[' => depth += 1,
-                    b'}' | b']' => {
-                        depth -= 1;
-                        if depth == 0 {
-                            return Some(j + 1);
-                        }
-                    }
-                    _ => {}
-                }
-                j += 1;
-            }
-        }
-        _ => {
-            let mut j = i;
-            while let Some(c) = b.get(j) {
-                if matches!(c, b',' | b'}' | b']' | b' ' | b'\n' | b'\r' | b'\t') {
-                    break;
-                }
-                j += 1;
-            }
-            (j > i).then_some(j)
-        }
     }
 }
