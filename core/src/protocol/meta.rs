@@ -86,13 +86,19 @@ pub enum MetaError<'a> {
 /// Admits a request's `params` by its `_meta`: the version must be present and supported, the
 /// client capabilities present and well-formed.
 pub fn admit<'a>(params: Option<Object<'a>>) -> Result<RequestMeta<'a>, MetaError<'a>> {
-    let meta = params
-        .and_then(|p| p.get("_meta"))
+    admit_meta(params.and_then(|p| p.get("_meta")))
+}
+
+/// [`admit`] given `params._meta` (`None` when absent), for a caller that has already found
+/// it.
+pub(crate) fn admit_meta(meta: Option<Value<'_>>) -> Result<RequestMeta<'_>, MetaError<'_>> {
+    let meta = meta
         .ok_or(MetaError::Invalid("params._meta is required"))?
         .as_object()
         .ok_or(MetaError::Invalid("params._meta must be an object"))?;
-    let version = meta
-        .get(META_PROTOCOL_VERSION)
+    let fields = MetaFields::read(meta);
+    let version = fields
+        .version
         .ok_or(MetaError::Invalid(
             "params._meta must carry io.modelcontextprotocol/protocolVersion",
         ))?
@@ -100,18 +106,16 @@ pub fn admit<'a>(params: Option<Object<'a>>) -> Result<RequestMeta<'a>, MetaErro
         .ok_or(MetaError::Invalid(
             "io.modelcontextprotocol/protocolVersion must be a string",
         ))?;
-    let capabilities = meta
-        .get(META_CLIENT_CAPABILITIES)
-        .ok_or(MetaError::Invalid(
-            "params._meta must carry io.modelcontextprotocol/clientCapabilities",
-        ))?;
+    let capabilities = fields.capabilities.ok_or(MetaError::Invalid(
+        "params._meta must carry io.modelcontextprotocol/clientCapabilities",
+    ))?;
     if !SUPPORTED_VERSIONS.iter().any(|v| version.eq_str(v)) {
         return Err(MetaError::UnsupportedVersion(version));
     }
     let capabilities = ClientCapabilities::from_value(capabilities).ok_or(MetaError::Invalid(
         "io.modelcontextprotocol/clientCapabilities is malformed",
     ))?;
-    let progress_token = match meta.get("progressToken") {
+    let progress_token = match fields.progress_token {
         None => None,
         Some(t) if t.as_str().is_some() || t.as_i64().is_some() => Some(t),
         Some(_) => {
@@ -120,7 +124,7 @@ pub fn admit<'a>(params: Option<Object<'a>>) -> Result<RequestMeta<'a>, MetaErro
             ));
         }
     };
-    let log_level = match meta.get(META_LOG_LEVEL) {
+    let log_level = match fields.log_level {
         None => None,
         Some(level) => Some(level.as_str().and_then(LogLevel::from_name).ok_or(
             MetaError::Invalid("io.modelcontextprotocol/logLevel is not a log level"),
@@ -129,9 +133,43 @@ pub fn admit<'a>(params: Option<Object<'a>>) -> Result<RequestMeta<'a>, MetaErro
     Ok(RequestMeta {
         protocol_version: version,
         capabilities,
-        client_info: meta.get(META_CLIENT_INFO),
+        client_info: fields.client_info,
         progress_token,
         log_level,
         raw: meta,
     })
+}
+
+/// The members of `_meta` that admission reads, found in one pass over it.
+#[derive(Default)]
+struct MetaFields<'a> {
+    version: Option<Value<'a>>,
+    capabilities: Option<Value<'a>>,
+    client_info: Option<Value<'a>>,
+    progress_token: Option<Value<'a>>,
+    log_level: Option<Value<'a>>,
+}
+
+impl<'a> MetaFields<'a> {
+    fn read(meta: Object<'a>) -> Self {
+        let mut fields = MetaFields::default();
+        for (key, value) in meta {
+            // Keys are unique (the scanner refuses duplicates), so this finds what `get` would.
+            let slot = if key.eq_str(META_PROTOCOL_VERSION) {
+                &mut fields.version
+            } else if key.eq_str(META_CLIENT_CAPABILITIES) {
+                &mut fields.capabilities
+            } else if key.eq_str(META_CLIENT_INFO) {
+                &mut fields.client_info
+            } else if key.eq_str("progressToken") {
+                &mut fields.progress_token
+            } else if key.eq_str(META_LOG_LEVEL) {
+                &mut fields.log_level
+            } else {
+                continue;
+            };
+            *slot = Some(value);
+        }
+        fields
+    }
 }

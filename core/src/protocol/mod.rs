@@ -7,6 +7,7 @@ mod meta;
 mod method;
 
 pub use capabilities::ClientCapabilities;
+pub(crate) use meta::admit_meta;
 pub use meta::{LogLevel, MetaError, RequestMeta, admit};
 pub use method::Method;
 

@@ -1,7 +1,7 @@
 //! Reading one incoming message.
 
 use super::{ErrorCode, Id};
-use crate::json::{JsonStr, Limits, Object, parse as parse_json};
+use crate::json::{JsonStr, Limits, Object, Value, parse as parse_json};
 
 /// A request: it has an id and must be answered.
 #[derive(Clone, Copy, Debug)]
@@ -69,8 +69,8 @@ pub fn parse<'a>(bytes: &'a [u8], limits: &Limits) -> Result<Incoming<'a>, Rejec
     let Some(msg) = root.as_object() else {
         return Err(Rejected::invalid(None, "A message must be an object"));
     };
-    let raw_id = msg.get("id");
-    let id = match raw_id {
+    let fields = Fields::read(msg);
+    let id = match fields.id {
         None => None,
         Some(v) => match Id::from_value(v) {
             Some(id) => Some(id),
@@ -82,15 +82,15 @@ pub fn parse<'a>(bytes: &'a [u8], limits: &Limits) -> Result<Incoming<'a>, Rejec
             }
         },
     };
-    if !msg
-        .get("jsonrpc")
+    if !fields
+        .jsonrpc
         .and_then(|v| v.as_str())
         .is_some_and(|v| v.eq_str("2.0"))
     {
         return Err(Rejected::invalid(id, "jsonrpc must be \"2.0\""));
     }
-    let Some(method) = msg.get("method") else {
-        if id.is_some() && (msg.contains("result") || msg.contains("error")) {
+    let Some(method) = fields.method else {
+        if id.is_some() && (fields.result || fields.error) {
             return Ok(Incoming::Response);
         }
         return Err(Rejected::invalid(id, "The method is missing"));
@@ -98,7 +98,7 @@ pub fn parse<'a>(bytes: &'a [u8], limits: &Limits) -> Result<Incoming<'a>, Rejec
     let Some(method) = method.as_str() else {
         return Err(Rejected::invalid(id, "The method must be a string"));
     };
-    let params = match msg.get("params") {
+    let params = match fields.params {
         None => None,
         Some(p) => match p.as_object() {
             Some(obj) => Some(obj),
@@ -109,4 +109,39 @@ pub fn parse<'a>(bytes: &'a [u8], limits: &Limits) -> Result<Incoming<'a>, Rejec
         Some(id) => Incoming::Request(Request { id, method, params }),
         None => Incoming::Notification(Notification { method, params }),
     })
+}
+
+/// The members of a message that matter, found in one pass over it (a `get` per member would
+/// walk over `params`, most of the message, several times when it comes first).
+#[derive(Default)]
+struct Fields<'a> {
+    id: Option<Value<'a>>,
+    jsonrpc: Option<Value<'a>>,
+    method: Option<Value<'a>>,
+    params: Option<Value<'a>>,
+    result: bool,
+    error: bool,
+}
+
+impl<'a> Fields<'a> {
+    fn read(msg: Object<'a>) -> Self {
+        let mut fields = Fields::default();
+        for (key, value) in msg {
+            // Keys are unique (the scanner refuses duplicates), so this finds what `get` would.
+            if key.eq_str("id") {
+                fields.id = Some(value);
+            } else if key.eq_str("jsonrpc") {
+                fields.jsonrpc = Some(value);
+            } else if key.eq_str("method") {
+                fields.method = Some(value);
+            } else if key.eq_str("params") {
+                fields.params = Some(value);
+            } else if key.eq_str("result") {
+                fields.result = true;
+            } else if key.eq_str("error") {
+                fields.error = true;
+            }
+        }
+        fields
+    }
 }

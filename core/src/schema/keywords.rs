@@ -59,66 +59,72 @@ impl<'a> Keywords<'a> {
         let mut max_flag = false;
         for (name, value) in schema {
             let mut buf = [0u8; KEYWORD_MAX];
-            let Some(name) = name.decode_into(&mut buf) else {
-                continue; // longer than any keyword: unknown
+            // A name without escapes is its own text; only escaped names are decoded.
+            let name = if name.has_escapes() {
+                match name.decode_into(&mut buf) {
+                    Some(text) => text.as_bytes(),
+                    None => continue, // longer than any keyword: unknown
+                }
+            } else {
+                name.raw()
             };
             match name {
-                "type" => k.types = Some(types(value).ok_or("type")?),
-                "enum" => k.enumeration = Some(value.as_array().ok_or("enum")?),
-                "const" => k.constant = Some(value),
-                "minimum" => {
+                b"type" => k.types = Some(types(value).ok_or("type")?),
+                b"enum" => k.enumeration = Some(value.as_array().ok_or("enum")?),
+                b"const" => k.constant = Some(value),
+                b"minimum" => {
                     k.minimum = Some(Bound {
                         limit: number(value).ok_or("minimum")?,
                         exclusive: false,
                     });
                 }
-                "maximum" => {
+                b"maximum" => {
                     k.maximum = Some(Bound {
                         limit: number(value).ok_or("maximum")?,
                         exclusive: false,
                     });
                 }
-                "exclusiveMinimum" => match value.as_bool() {
+                b"exclusiveMinimum" => match value.as_bool() {
                     Some(flag) => min_flag = flag,
                     None => k.exclusive_minimum = Some(number(value).ok_or("exclusiveMinimum")?),
                 },
-                "exclusiveMaximum" => match value.as_bool() {
+                b"exclusiveMaximum" => match value.as_bool() {
                     Some(flag) => max_flag = flag,
                     None => k.exclusive_maximum = Some(number(value).ok_or("exclusiveMaximum")?),
                 },
-                "minLength" => k.min_length = Some(count(value).ok_or("minLength")?),
-                "maxLength" => k.max_length = Some(count(value).ok_or("maxLength")?),
-                "minItems" => k.min_items = Some(count(value).ok_or("minItems")?),
-                "maxItems" => k.max_items = Some(count(value).ok_or("maxItems")?),
-                "minProperties" => k.min_properties = Some(count(value).ok_or("minProperties")?),
-                "maxProperties" => k.max_properties = Some(count(value).ok_or("maxProperties")?),
-                "uniqueItems" => k.unique_items = value.as_bool().ok_or("uniqueItems")?,
-                "required" => {
+                b"minLength" => k.min_length = Some(count(value).ok_or("minLength")?),
+                b"maxLength" => k.max_length = Some(count(value).ok_or("maxLength")?),
+                b"minItems" => k.min_items = Some(count(value).ok_or("minItems")?),
+                b"maxItems" => k.max_items = Some(count(value).ok_or("maxItems")?),
+                b"minProperties" => k.min_properties = Some(count(value).ok_or("minProperties")?),
+                b"maxProperties" => k.max_properties = Some(count(value).ok_or("maxProperties")?),
+                b"uniqueItems" => k.unique_items = value.as_bool().ok_or("uniqueItems")?,
+                b"required" => {
                     let names = value.as_array().ok_or("required")?;
                     if !names.iter().all(|n| n.kind() == Kind::String) {
                         return Err("required");
                     }
                     k.required = Some(names);
                 }
-                "properties" => k.properties = Some(value.as_object().ok_or("properties")?),
-                "additionalProperties" => {
+                b"properties" => k.properties = Some(value.as_object().ok_or("properties")?),
+                b"additionalProperties" => {
                     k.additional_properties =
                         Some(schema_value(value).ok_or("additionalProperties")?);
                 }
-                "items" => {
+                b"items" => {
                     if schema_value(value).is_none() && value.kind() != Kind::Array {
                         return Err("items");
                     }
                     k.items = Some(value);
                 }
-                "prefixItems" => k.prefix_items = Some(value.as_array().ok_or("prefixItems")?),
-                "allOf" => k.all_of = Some(non_empty(value).ok_or("allOf")?),
-                "anyOf" => k.any_of = Some(non_empty(value).ok_or("anyOf")?),
-                "oneOf" => k.one_of = Some(non_empty(value).ok_or("oneOf")?),
-                "not" => k.not = Some(schema_value(value).ok_or("not")?),
-                "$ref" => k.reference = Some(value.as_str().ok_or("$ref")?),
-                "$defs" => k.defs[0] = Some(value.as_object().ok_or("$defs")?),
-                "definitions" => k.defs[1] = Some(value.as_object().ok_or("definitions")?),
+                b"prefixItems" => k.prefix_items = Some(value.as_array().ok_or("prefixItems")?),
+                b"allOf" => k.all_of = Some(non_empty(value).ok_or("allOf")?),
+                b"anyOf" => k.any_of = Some(non_empty(value).ok_or("anyOf")?),
+                b"oneOf" => k.one_of = Some(non_empty(value).ok_or("oneOf")?),
+                b"not" => k.not = Some(schema_value(value).ok_or("not")?),
+                b"$ref" => k.reference = Some(value.as_str().ok_or("$ref")?),
+                b"$defs" => k.defs[0] = Some(value.as_object().ok_or("$defs")?),
+                b"definitions" => k.defs[1] = Some(value.as_object().ok_or("definitions")?),
                 _ => {}
             }
         }
@@ -145,6 +151,9 @@ fn types(value: Value<'_>) -> Option<TypeSet> {
 }
 
 fn type_name(name: JsonStr<'_>) -> Option<TypeSet> {
+    if !name.has_escapes() {
+        return TypeSet::from_name_bytes(name.raw());
+    }
     let mut buf = [0u8; 8];
     TypeSet::from_name(name.decode_into(&mut buf)?)
 }

@@ -39,10 +39,21 @@ impl TypeSet {
 
     /// The type with this JSON Schema name.
     pub fn from_name(name: &str) -> Option<TypeSet> {
-        NAMES
-            .iter()
-            .find(|(n, _)| *n == name)
-            .map(|&(_, bits)| TypeSet(bits))
+        Self::from_name_bytes(name.as_bytes())
+    }
+
+    /// [`TypeSet::from_name`] of UTF-8 bytes.
+    pub(crate) fn from_name_bytes(name: &[u8]) -> Option<TypeSet> {
+        Some(match name {
+            b"object" => TypeSet::OBJECT,
+            b"array" => TypeSet::ARRAY,
+            b"string" => TypeSet::STRING,
+            b"number" => TypeSet::NUMBER,
+            b"integer" => TypeSet::INTEGER,
+            b"boolean" => TypeSet::BOOLEAN,
+            b"null" => TypeSet::NULL,
+            _ => return None,
+        })
     }
 
     /// The union of two sets.

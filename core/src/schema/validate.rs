@@ -2,12 +2,12 @@
 
 use core::cmp::Ordering;
 
-use crate::json::{Array, JsonStr, Kind, Number, Object, Value};
+use crate::json::{Array, JsonStr, Kind, Number, Value};
 
 use super::Options;
 use super::decimal::Decimal;
 use super::keywords::{Bound, Keywords, schema_value};
-use super::lookup::find_member;
+use super::lookup::MemberCursor;
 use super::pointer::{RefError, resolve};
 use super::violation::{Reason, Violation};
 
@@ -67,20 +67,33 @@ impl<'a> Validator<'a> {
         }
     }
 
-    /// The member of `object` named `key`, paying for the scan.
-    fn member(
+    /// The member named `key` of the object `members` walks (searching on from where it
+    /// last stopped), paying for the scan.
+    fn member_at(
         &mut self,
-        object: Object<'a>,
+        members: &mut MemberCursor<'a>,
         key: JsonStr<'_>,
         at: Value<'a>,
     ) -> Result<Option<Value<'a>>, Violation<'a>> {
-        let (found, scanned) = find_member(object, |k| k == key);
+        let (found, scanned) = members.find(key);
         self.spend(scanned, at)?;
         Ok(found)
     }
 
     /// Validates `inst` against `schema` (`depth` schemas deep).
     pub(crate) fn node(&mut self, schema: Value<'a>, inst: Value<'a>, depth: u16) -> Outcome<'a> {
+        self.node_with(schema, &mut None, inst, depth)
+    }
+
+    /// [`Validator::node`], reading the schema's keywords only when `keywords` does not hold
+    /// them yet (the items of one array share the keywords of their `items` schema).
+    fn node_with(
+        &mut self,
+        schema: Value<'a>,
+        keywords: &mut Option<Keywords<'a>>,
+        inst: Value<'a>,
+        depth: u16,
+    ) -> Outcome<'a> {
         self.enter(depth, inst, schema.raw().len())?;
         match schema.as_bool() {
             Some(true) => return Ok(()),
@@ -90,8 +103,18 @@ impl<'a> Validator<'a> {
         let Some(object) = schema.as_object() else {
             return Err(self.fail(Reason::BadSchema { keyword: "" }, inst));
         };
-        let k = Keywords::collect(object)
-            .map_err(|keyword| self.fail(Reason::BadSchema { keyword }, inst))?;
+        let k = match keywords {
+            Some(k) => k,
+            None => keywords.insert(
+                Keywords::collect(object)
+                    .map_err(|keyword| self.fail(Reason::BadSchema { keyword }, inst))?,
+            ),
+        };
+        self.apply(k, inst, depth)
+    }
+
+    /// Applies the keywords of a schema object to `inst`.
+    fn apply(&mut self, k: &Keywords<'a>, inst: Value<'a>, depth: u16) -> Outcome<'a> {
         let next = depth.saturating_add(1);
 
         if let Some(expected) = k.types {
@@ -118,10 +141,10 @@ impl<'a> Validator<'a> {
             }
         }
         match inst.kind() {
-            Kind::Number => self.number(&k, inst)?,
-            Kind::String => self.string(&k, inst)?,
-            Kind::Array => self.array(&k, inst, next)?,
-            Kind::Object => self.object(&k, inst, next)?,
+            Kind::Number => self.number(k, inst)?,
+            Kind::String => self.string(k, inst)?,
+            Kind::Array => self.array(k, inst, next)?,
+            Kind::Object => self.object(k, inst, next)?,
             Kind::Null | Kind::Bool => {}
         }
         if let Some(reference) = k.reference {
@@ -269,10 +292,16 @@ impl<'a> Validator<'a> {
             None => (k.prefix_items.map(|p| p.iter()), k.items),
         };
         if positional.is_some() || rest.is_some() {
+            // The keywords of `rest`, read once for all the items it applies to.
+            let mut shared = None;
             for item in array {
-                let schema = positional.as_mut().and_then(Iterator::next).or(rest);
-                if let Some(schema) = schema {
-                    self.node(schema, item, next)?;
+                match positional.as_mut().and_then(Iterator::next) {
+                    Some(schema) => self.node(schema, item, next)?,
+                    None => {
+                        if let Some(schema) = rest {
+                            self.node_with(schema, &mut shared, item, next)?;
+                        }
+                    }
                 }
             }
         }
@@ -304,8 +333,9 @@ impl<'a> Validator<'a> {
             }
         }
         if let Some(required) = k.required {
+            let mut members = MemberCursor::new(object);
             for name in required.iter().filter_map(|n| n.as_str()) {
-                if self.member(object, name, inst)?.is_none() {
+                if self.member_at(&mut members, name, inst)?.is_none() {
                     return Err(self.fail(Reason::Required { name }, inst));
                 }
             }
@@ -313,9 +343,10 @@ impl<'a> Validator<'a> {
         if k.properties.is_none() && k.additional_properties.is_none() {
             return Ok(());
         }
+        let mut declarations = k.properties.map(MemberCursor::new);
         for (key, value) in object {
-            let declared = match k.properties {
-                Some(properties) => self.member(properties, key, value)?,
+            let declared = match declarations.as_mut() {
+                Some(properties) => self.member_at(properties, key, value)?,
                 None => None,
             };
             if let Some(schema) = declared.or(k.additional_properties) {
@@ -373,8 +404,9 @@ impl<'a> Validator<'a> {
                 if x.len() != y.len() {
                     return Ok(false);
                 }
+                let mut members = MemberCursor::new(y);
                 for (key, p) in x {
-                    let Some(q) = self.member(y, key, b)? else {
+                    let Some(q) = self.member_at(&mut members, key, b)? else {
                         return Ok(false);
                     };
                     if !self.equal(p, q, next)? {

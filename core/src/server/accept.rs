@@ -9,7 +9,7 @@ use super::call::{
 use super::reply::whole_error;
 use super::subscription::{Filter, Subscription};
 use super::{Config, Registry, RequestContext, Round, lists, uri_template};
-use crate::json::{BufferTooSmall, JsonStr, Object, Writer};
+use crate::json::{BufferTooSmall, JsonStr, Object, Value, Writer};
 use crate::protocol::{self, MetaError, Method, SUPPORTED_VERSIONS};
 use crate::rpc::{self, ErrorCode, Id, Incoming, Request};
 use crate::schema::Options as SchemaOptions;
@@ -145,7 +145,8 @@ impl<'c, A: Registry> Server<'c, A> {
         let Some(method) = Method::from_name(request.method) else {
             return Err(Refusal::UnknownMethod(request.method));
         };
-        let meta = protocol::admit(request.params).map_err(|e| match e {
+        let fields = ParamsFields::read(request.params);
+        let meta = protocol::admit_meta(fields.meta).map_err(|e| match e {
             MetaError::Invalid(message) => Refusal::Invalid(message),
             MetaError::UnsupportedVersion(v) => Refusal::Version(v),
         })?;
@@ -173,7 +174,7 @@ impl<'c, A: Registry> Server<'c, A> {
         };
         let params = request.params.unwrap_or(Object::EMPTY);
         if method.allows_input_required() {
-            check_retry_envelope(params)?;
+            check_retry_envelope(fields.request_state, fields.input_responses)?;
         }
         let call = match method {
             Method::Discover => return Ok(Routed::Answer(Answer::Discover)),
@@ -181,15 +182,15 @@ impl<'c, A: Registry> Server<'c, A> {
             | Method::ResourcesList
             | Method::ResourceTemplatesList
             | Method::PromptsList => {
-                let start = lists::cursor(params)?;
+                let start = lists::cursor(fields.cursor)?;
                 if start > lists::len(&self.app, method) {
                     return Err(Refusal::Invalid("Invalid cursor"));
                 }
                 return Ok(Routed::Answer(Answer::List(method, start)));
             }
-            Method::ToolsCall => Call::Tool(self.tool_call(ctx, params)?),
-            Method::ResourcesRead => Call::Resource(self.resource_read(ctx, params)?),
-            Method::PromptsGet => Call::Prompt(self.prompt_get(ctx, params)?),
+            Method::ToolsCall => Call::Tool(self.tool_call(ctx, &fields)?),
+            Method::ResourcesRead => Call::Resource(self.resource_read(ctx, &fields)?),
+            Method::PromptsGet => Call::Prompt(self.prompt_get(ctx, &fields)?),
             Method::Complete => Call::Complete(completion(ctx, params)?),
             Method::SubscriptionsListen => {
                 let filter = Filter::read(params).ok_or(Refusal::Invalid(
@@ -213,16 +214,16 @@ impl<'c, A: Registry> Server<'c, A> {
     fn tool_call<'a>(
         &'a self,
         ctx: RequestContext<'a>,
-        params: Object<'a>,
+        params: &ParamsFields<'a>,
     ) -> Result<ToolCall<'a>, Refusal<'a>> {
-        let name = required_str(params, "name", "tools/call needs a string name")?;
+        let name = required_str(params.name, "tools/call needs a string name")?;
         let tool = self
             .app
             .tools()
             .iter()
             .find(|t| name.eq_str(t.name))
             .ok_or(Refusal::Invalid("Unknown tool"))?;
-        let arguments = match params.get("arguments") {
+        let arguments = match params.arguments {
             None => None,
             Some(v) => Some(
                 v.as_object()
@@ -254,9 +255,9 @@ impl<'c, A: Registry> Server<'c, A> {
     fn resource_read<'a>(
         &'a self,
         ctx: RequestContext<'a>,
-        params: Object<'a>,
+        params: &ParamsFields<'a>,
     ) -> Result<ResourceRead<'a>, Refusal<'a>> {
-        let uri_json = required_str(params, "uri", "resources/read needs a string uri")?;
+        let uri_json = required_str(params.uri, "resources/read needs a string uri")?;
         let unknown = Refusal::UnknownResource(uri_json);
         let uri_text = UriText::new(uri_json).ok_or(unknown)?;
         let uri = uri_text.as_str();
@@ -283,16 +284,16 @@ impl<'c, A: Registry> Server<'c, A> {
     fn prompt_get<'a>(
         &'a self,
         ctx: RequestContext<'a>,
-        params: Object<'a>,
+        params: &ParamsFields<'a>,
     ) -> Result<PromptGet<'a>, Refusal<'a>> {
-        let name = required_str(params, "name", "prompts/get needs a string name")?;
+        let name = required_str(params.name, "prompts/get needs a string name")?;
         let prompt = self
             .app
             .prompts()
             .iter()
             .find(|p| name.eq_str(p.name))
             .ok_or(Refusal::Invalid("Unknown prompt"))?;
-        let arguments = match params.get("arguments") {
+        let arguments = match params.arguments {
             None => None,
             Some(v) => {
                 let args = v
@@ -326,15 +327,17 @@ fn completion<'a>(
         .get("ref")
         .and_then(|r| r.as_object())
         .ok_or(BAD_REF)?;
-    let kind = required_str(reference, "type", "ref.type must be a string")?;
+    let kind = required_str(reference.get("type"), "ref.type must be a string")?;
     let reference = if kind.eq_str("ref/prompt") {
         CompletionRef::Prompt(required_str(
-            reference,
-            "name",
+            reference.get("name"),
             "ref.name must be a string",
         )?)
     } else if kind.eq_str("ref/resource") {
-        CompletionRef::Resource(required_str(reference, "uri", "ref.uri must be a string")?)
+        CompletionRef::Resource(required_str(
+            reference.get("uri"),
+            "ref.uri must be a string",
+        )?)
     } else {
         return Err(BAD_REF);
     };
@@ -360,21 +363,24 @@ fn completion<'a>(
     Ok(Completion {
         ctx,
         reference,
-        argument_name: required_str(argument, "name", "argument.name must be a string")?,
-        argument_value: required_str(argument, "value", "argument.value must be a string")?,
+        argument_name: required_str(argument.get("name"), "argument.name must be a string")?,
+        argument_value: required_str(argument.get("value"), "argument.value must be a string")?,
         context_arguments,
     })
 }
 
 /// `requestState` must be a string and `inputResponses` an object of objects, checked before
 /// any handler runs.
-fn check_retry_envelope(params: Object<'_>) -> Result<(), Refusal<'static>> {
-    if let Some(state) = params.get("requestState") {
+fn check_retry_envelope(
+    request_state: Option<Value<'_>>,
+    input_responses: Option<Value<'_>>,
+) -> Result<(), Refusal<'static>> {
+    if let Some(state) = request_state {
         if state.as_str().is_none() {
             return Err(Refusal::Invalid("requestState must be a string"));
         }
     }
-    if let Some(responses) = params.get("inputResponses") {
+    if let Some(responses) = input_responses {
         let all_objects = responses
             .as_object()
             .is_some_and(|r| r.iter().all(|(_, v)| v.as_object().is_some()));
@@ -387,14 +393,55 @@ fn check_retry_envelope(params: Object<'_>) -> Result<(), Refusal<'static>> {
     Ok(())
 }
 
+/// The string `value`, or a refusal with `message` when it is absent or not a string.
 fn required_str<'a>(
-    obj: Object<'a>,
-    key: &str,
+    value: Option<Value<'a>>,
     message: &'static str,
 ) -> Result<JsonStr<'a>, Refusal<'a>> {
-    obj.get(key)
+    value
         .and_then(|v| v.as_str())
         .ok_or(Refusal::Invalid(message))
+}
+
+/// The top-level members of `params` that routing reads, found in one pass over them (each
+/// `get` would walk the params again, and `arguments` can be most of the message).
+#[derive(Clone, Copy, Default)]
+struct ParamsFields<'a> {
+    meta: Option<Value<'a>>,
+    name: Option<Value<'a>>,
+    arguments: Option<Value<'a>>,
+    uri: Option<Value<'a>>,
+    cursor: Option<Value<'a>>,
+    request_state: Option<Value<'a>>,
+    input_responses: Option<Value<'a>>,
+}
+
+impl<'a> ParamsFields<'a> {
+    fn read(params: Option<Object<'a>>) -> Self {
+        let mut fields = ParamsFields::default();
+        for (key, value) in params.into_iter().flatten() {
+            // Keys are unique (the scanner refuses duplicates), so this finds what `get` would.
+            let slot = if key.eq_str("_meta") {
+                &mut fields.meta
+            } else if key.eq_str("name") {
+                &mut fields.name
+            } else if key.eq_str("arguments") {
+                &mut fields.arguments
+            } else if key.eq_str("uri") {
+                &mut fields.uri
+            } else if key.eq_str("cursor") {
+                &mut fields.cursor
+            } else if key.eq_str("requestState") {
+                &mut fields.request_state
+            } else if key.eq_str("inputResponses") {
+                &mut fields.input_responses
+            } else {
+                continue;
+            };
+            *slot = Some(value);
+        }
+        fields
+    }
 }
 
 // No heap in the core: a call lives on the stack for one round, unboxed.

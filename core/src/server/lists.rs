@@ -3,15 +3,15 @@
 //! Cursors are the decimal index of the next item: opaque to clients, checked on the way in.
 
 use super::{Config, Registry, ServerCapabilities};
-use crate::json::{Object, ObjectWriter, Writer};
+use crate::json::{ObjectWriter, Value, Writer};
 use crate::protocol::{Method, SUPPORTED_VERSIONS};
 
 /// A cursor that is not one this server issued.
 pub(crate) struct BadCursor;
 
 /// The start index named by `params.cursor` (0 without one).
-pub(crate) fn cursor(params: Object<'_>) -> Result<usize, BadCursor> {
-    let Some(cursor) = params.get("cursor") else {
+pub(crate) fn cursor(cursor: Option<Value<'_>>) -> Result<usize, BadCursor> {
+    let Some(cursor) = cursor else {
         return Ok(0);
     };
     let mut buf = [0u8; 16];
