@@ -289,7 +289,6 @@ fn a_state_only_result_is_retried_at_once_without_answers() {
         "{retry}"
     );
     assert!(!retry.contains("inputResponses"));
-    drop(handler);
     assert_eq!(calls, 0);
 }
 
@@ -970,4 +969,20 @@ mod no_panic {
             }
         }
     }
+}
+
+#[test]
+fn shape_is_checked_before_handlers() {
+    // The roots request has no handler, but the malformed one after it is reported.
+    let handler = form_only();
+    let mut exchange = first_leg(&handler, &CONFIG);
+    let requests = r#"{"r":{"method":"roots/list"},"x":{"method":"nope"}}"#;
+    assert_eq!(
+        exchange
+            .read_response(input_required(requests).as_bytes())
+            .unwrap_err(),
+        ClientError::MalformedInputRequest {
+            reason: "unknown input request method"
+        }
+    );
 }

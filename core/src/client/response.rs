@@ -112,14 +112,18 @@ pub(crate) fn read_input_required(
             "an input_required result needs inputRequests or requestState",
         ));
     }
+    // Every request is checked for shape before any for a handler, so a malformed one is
+    // reported as such wherever it sits.
     for (key, value) in requests.into_iter().flatten() {
-        let request = read_input_request(key, value)
+        read_input_request(key, value)
             .map_err(|reason| ClientError::MalformedInputRequest { reason })?;
-        if !installed.contains(request.kind().capability()) {
-            return Err(ClientError::MissingHandler(request.kind()));
-        }
+    }
+    for (key, value) in requests.into_iter().flatten() {
+        let Ok(request) = read_input_request(key, value) else {
+            continue;
+        };
+        // `needs` adds sampling.tools or sampling.context when the request uses them.
         if !installed.contains(request.needs()) {
-            // Sampling with tools or context from a client that declared neither.
             return Err(ClientError::MissingHandler(request.kind()));
         }
     }
