@@ -38,6 +38,7 @@
 
 #[cfg(unix)]
 pub mod bridge;
+pub mod client;
 mod clock;
 pub mod events;
 pub mod handler;
