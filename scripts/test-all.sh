@@ -27,6 +27,9 @@ failed=$(grep -Eo '[0-9]+ failed' target/test-output.txt | awk '{s+=$1} END {pri
 step "conformance runner (official, pinned; 2026-07-28)"
 scripts/conformance.sh
 
+step "conformance runner, client mode: our Rust client (official, pinned; 2026-07-28)"
+scripts/client-conformance.sh
+
 step "official TypeScript client interop (pinned; stdio and HTTP)"
 scripts/interop.sh
 
