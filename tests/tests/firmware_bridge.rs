@@ -1,0 +1,381 @@
+//! The firmware on a pseudo-terminal pair, driven through `snodo-bridge` over stdio and over
+//! Streamable HTTP: the `set_relay` confirmation flow (the relay switches only after a valid
+//! confirmation), the three-leg `calibrate` flow, tampered and replayed state refused,
+//! corrupted bytes on a COBS link detected with the next frame still served, and the device
+//! disconnecting and restarting under the bridge.
+//!
+//! The device process has the pty's master side as its stdin and stdout (it puts the
+//! terminal in raw mode); the bridge opens the slave side by its path, as it would open
+//! `/dev/ttyACM0`.
+
+mod firmware_common;
+
+use std::io::Read;
+use std::process::Stdio;
+use std::time::Duration;
+
+use firmware_common::*;
+use serde_json::{Value, json};
+
+fn relays(reply: &Value) -> Value {
+    let text = reply["result"]["contents"][0]["text"]
+        .as_str()
+        .unwrap_or_else(|| panic!("device info: {reply}"));
+    serde_json::from_str::<Value>(text).unwrap()["relays"].clone()
+}
+
+fn info(id: u64) -> Value {
+    request(id, "resources/read", json!({"uri": "device://info"}))
+}
+
+/// The `set_relay` flow through any transport `call`.
+fn set_relay_flow(call: &mut dyn FnMut(&Value) -> Value) {
+    let first = tool_call(10, "set_relay", json!({"channel": 1, "on": true}));
+    let asked = call(&first);
+    let result = &asked["result"];
+    assert_eq!(result["resultType"], "input_required", "{asked}");
+    let confirm = &result["inputRequests"]["confirm"];
+    assert_eq!(confirm["method"], "elicitation/create");
+    assert_eq!(confirm["params"]["mode"], "form");
+    assert_eq!(confirm["params"]["message"], "Switch relay 1 on?");
+    assert_eq!(
+        confirm["params"]["requestedSchema"]["properties"]["confirm"]["type"],
+        "boolean"
+    );
+    let token = result["requestState"]
+        .as_str()
+        .expect("sealed state")
+        .to_owned();
+    // Nothing switched before the confirmation.
+    assert_eq!(relays(&call(&info(11))), json!([false, false]));
+
+    // The answer without its state is asked again, and still nothing switches.
+    let mut stateless = retry(
+        &first,
+        12,
+        &json!({}),
+        accept("confirm", json!({"confirm": true})),
+    );
+    stateless["params"]
+        .as_object_mut()
+        .unwrap()
+        .remove("requestState");
+    let again = call(&stateless);
+    assert_eq!(again["result"]["resultType"], "input_required", "{again}");
+    assert_eq!(relays(&call(&info(13))), json!([false, false]));
+
+    // Tampered state: -32602, nothing switched.
+    let mut forged = retry(
+        &first,
+        14,
+        &asked,
+        accept("confirm", json!({"confirm": true})),
+    );
+    forged["params"]["requestState"] = json!(tampered(&token));
+    assert_eq!(error_code(&call(&forged)), -32602);
+    // The state replayed for other arguments (the other relay, or off): -32602.
+    for arguments in [
+        json!({"channel": 0, "on": true}),
+        json!({"channel": 1, "on": false}),
+    ] {
+        let mut replayed = retry(
+            &first,
+            15,
+            &asked,
+            accept("confirm", json!({"confirm": true})),
+        );
+        replayed["params"]["arguments"] = arguments;
+        assert_eq!(error_code(&call(&replayed)), -32602, "{replayed}");
+    }
+    assert_eq!(relays(&call(&info(16))), json!([false, false]));
+
+    // Declined: not switched.
+    let declined = retry(
+        &first,
+        17,
+        &asked,
+        json!({"confirm": {"action": "decline"}}),
+    );
+    assert_eq!(
+        structured(&call(&declined)),
+        &json!({"channel": 1, "on": true, "switched": false, "action": "decline"})
+    );
+    // Accepted but unchecked: not switched.
+    let unchecked = retry(
+        &first,
+        18,
+        &asked,
+        accept("confirm", json!({"confirm": false})),
+    );
+    assert_eq!(structured(&call(&unchecked))["switched"], false);
+    assert_eq!(relays(&call(&info(19))), json!([false, false]));
+
+    // Confirmed: switched, once.
+    let confirmed = retry(
+        &first,
+        20,
+        &asked,
+        accept("confirm", json!({"confirm": true})),
+    );
+    assert_eq!(
+        structured(&call(&confirmed)),
+        &json!({"channel": 1, "on": true, "switched": true, "was": false})
+    );
+    assert_eq!(relays(&call(&info(21))), json!([false, true]));
+}
+
+/// The three-leg `calibrate` flow, then a reading with the stored offset.
+fn calibrate_flow(call: &mut dyn FnMut(&Value) -> Value) {
+    let first = tool_call(30, "calibrate", json!({"channel": 0}));
+    let leg1 = call(&first);
+    assert_eq!(leg1["result"]["resultType"], "input_required", "{leg1}");
+    let ask = &leg1["result"]["inputRequests"]["reference"]["params"];
+    assert!(
+        ask["message"].as_str().unwrap().contains("temperature"),
+        "{ask}"
+    );
+    let leg2 = call(&retry(
+        &first,
+        31,
+        &leg1,
+        accept("reference", json!({"reference": 23.0})),
+    ));
+    assert_eq!(leg2["result"]["resultType"], "input_required", "{leg2}");
+    let store = &leg2["result"]["inputRequests"]["store"]["params"];
+    assert_eq!(
+        store["message"],
+        "Sensor 0 read 23.125 Cel against 23.000 Cel. Store an offset of -0.125 Cel?"
+    );
+    // The leg-2 state opened with the leg-1 answers is refused for another channel.
+    let mut elsewhere = retry(&first, 32, &leg2, accept("store", json!({"store": true})));
+    elsewhere["params"]["arguments"] = json!({"channel": 1});
+    assert_eq!(error_code(&call(&elsewhere)), -32602);
+    let done = call(&retry(
+        &first,
+        33,
+        &leg2,
+        accept("store", json!({"store": true})),
+    ));
+    assert_eq!(
+        structured(&done),
+        &json!({"channel": 0, "stored": true, "offset": -0.125, "unit": "Cel"})
+    );
+    let reading = call(&tool_call(34, "read_sensor", json!({"channel": 0})));
+    assert_eq!(structured(&reading)["value"], json!(23.0), "{reading}");
+}
+
+#[test]
+fn stdio_bridge_over_cobs_runs_the_confirmation_and_calibration_flows() {
+    let pty = Pty::open();
+    let mut device = start_device(&pty, "cobs");
+    let mut bridge = StdioBridge::start(&pty, "cobs");
+    let discover = bridge.call(&request(1, "server/discover", json!({})));
+    assert_eq!(discover["result"]["supportedVersions"], json!([PROTOCOL]));
+
+    set_relay_flow(&mut |m| bridge.call(m));
+    calibrate_flow(&mut |m| bridge.call(m));
+
+    // Progress notifications travel before the reply.
+    let mut with_progress = tool_call(40, "read_sensor", json!({"channel": 2, "samples": 3}));
+    with_progress["params"]["_meta"]["progressToken"] = json!("p");
+    let (notes, reply) = bridge.call_with_notifications(&with_progress);
+    assert_eq!(notes.len(), 3, "{notes:?}");
+    assert!(
+        notes
+            .iter()
+            .all(|n| n["method"] == "notifications/progress")
+    );
+    assert_eq!(structured(&reply)["value"], json!(3.3));
+
+    bridge.finish();
+    stop(&mut device);
+}
+
+#[test]
+fn http_bridge_over_lines_runs_the_flows_with_the_http_rules() {
+    let pty = Pty::open();
+    let mut device = start_device(&pty, "line");
+    let bridge = HttpBridge::start(&pty, "line");
+    let mut call = |m: &Value| {
+        let reply = bridge.post(m, &[]);
+        let expected = if reply.reply().get("error").is_some() {
+            400
+        } else {
+            200
+        };
+        assert_eq!(reply.status, expected, "{reply:?}");
+        reply.reply().clone()
+    };
+    set_relay_flow(&mut call);
+    calibrate_flow(&mut call);
+
+    // Progress makes the response an event stream, the reply its last event.
+    let mut with_progress = tool_call(40, "read_sensor", json!({"channel": 1, "samples": 2}));
+    with_progress["params"]["_meta"]["progressToken"] = json!(9);
+    let streamed = bridge.post(&with_progress, &[]);
+    assert_eq!(streamed.status, 200);
+    assert!(
+        streamed.content_type.starts_with("text/event-stream"),
+        "{streamed:?}"
+    );
+    assert_eq!(streamed.messages.len(), 3, "{streamed:?}");
+    assert_eq!(structured(streamed.reply())["value"], json!(41.5));
+
+    // The HTTP rules apply at the bridge: a header that disagrees with the body is -32020,
+    // a foreign Origin 403, a notification 202.
+    let listed = request(41, "tools/list", json!({}));
+    let mismatch = bridge.post(&listed, &[("Mcp-Method", "tools/call")]);
+    assert_eq!(mismatch.status, 400, "{mismatch:?}");
+    assert_eq!(error_code(mismatch.reply()), -32020);
+    assert_eq!(mismatch.reply()["id"], 41);
+    let foreign = bridge.post(&listed, &[("Origin", "https://evil.example")]);
+    assert_eq!(foreign.status, 403, "{foreign:?}");
+    let notification =
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}});
+    assert_eq!(bridge.post(&notification, &[]).status, 202);
+    // An unknown method maps to 404 from the device's own -32601.
+    let unknown = bridge.post(&request(42, "tools/unknown", json!({})), &[]);
+    assert_eq!(unknown.status, 404, "{unknown:?}");
+    stop(&mut device);
+}
+
+#[test]
+fn corrupted_bytes_on_a_cobs_link_are_detected_and_the_next_frame_is_served() {
+    let pty = Pty::open();
+    let mut device = start_device(&pty, "cobs");
+    let mut bridge = StdioBridge::start(&pty, "cobs");
+    assert!(
+        bridge
+            .call(&request(1, "server/discover", json!({})))
+            .get("result")
+            .is_some()
+    );
+
+    // Towards the device: a frame whose CRC no longer matches. The device answers -32700
+    // with id null (nobody waits for it: the bridge logs it) and serves the next frame.
+    let mut frame = cobs_frame(
+        tool_call(2, "read_sensor", json!({"channel": 0}))
+            .to_string()
+            .as_bytes(),
+    );
+    let at = frame.len() / 2;
+    frame[at] ^= 0x04;
+    pty.inject_towards_device(&frame);
+    wait_for_log(&bridge.log, "a reply nobody waits for");
+    let next = bridge.call(&tool_call(3, "read_sensor", json!({"channel": 0})));
+    assert_eq!(structured(&next)["value"], json!(23.125));
+
+    // Towards the bridge: noise and a corrupt frame between requests are logged and
+    // skipped; the next reply is read normally.
+    let mut noise = b"\x13\x37garbage".to_vec();
+    noise.push(0);
+    let mut bad = cobs_frame(br#"{"jsonrpc":"2.0","id":99,"result":{}}"#);
+    bad[3] ^= 0x40;
+    noise.extend_from_slice(&bad);
+    pty.inject_towards_bridge(&noise);
+    wait_for_log(&bridge.log, "corrupt frame");
+    let after = bridge.call(&tool_call(4, "read_sensor", json!({"channel": 1})));
+    assert_eq!(structured(&after)["value"], json!(41.5));
+
+    // A corrupt frame while a request waits is its (failed) answer: the client hears of it
+    // at once rather than after the timeout.
+    stop(&mut device);
+    std::thread::sleep(Duration::from_millis(100));
+    bridge.send(&tool_call(5, "read_sensor", json!({"channel": 0})));
+    std::thread::sleep(Duration::from_millis(200));
+    pty.inject_towards_bridge(&bad);
+    let failed = bridge.receive();
+    assert_eq!(failed["id"], 5);
+    assert_eq!(error_code(&failed), -32603);
+    let message = failed["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("garbage") && message.contains("CRC"),
+        "{message}"
+    );
+    bridge.finish();
+}
+
+#[test]
+fn the_bridge_reports_a_reset_and_a_disconnection() {
+    let pty = Pty::open();
+    let mut device = start_device(&pty, "cobs");
+    let mut bridge = StdioBridge::start(&pty, "cobs");
+    let first = tool_call(1, "set_relay", json!({"channel": 0, "on": true}));
+    let asked = bridge.call(&first);
+    assert_eq!(asked["result"]["resultType"], "input_required");
+
+    // The device restarts: a fresh secret, so its earlier state no longer opens.
+    stop(&mut device);
+    let mut device = start_device(&pty, "cobs");
+    wait_for_log(&bridge.log, "the device (re)started");
+    let stale = retry(
+        &first,
+        2,
+        &asked,
+        accept("confirm", json!({"confirm": true})),
+    );
+    assert_eq!(error_code(&bridge.call(&stale)), -32602);
+    let info = bridge.call(&info(3));
+    assert_eq!(relays(&info), json!([false, false]));
+
+    // Silence: a request to a device that is not running times out, clearly.
+    stop(&mut device);
+    let quiet = bridge.call(&tool_call(4, "read_sensor", json!({"channel": 0})));
+    let message = quiet["error"]["message"].as_str().unwrap();
+    assert!(message.contains("did not answer"), "{message}");
+
+    // The far end goes away: the port reports it, and the request fails at once.
+    drop(pty.master);
+    drop(pty.slave);
+    let gone = bridge.call(&tool_call(5, "read_sensor", json!({"channel": 0})));
+    let message = gone["error"]["message"].as_str().unwrap();
+    assert!(message.contains("disconnected"), "{message}");
+    assert_eq!(error_code(&gone), -32603);
+    wait_for_log(&bridge.log, "device disconnected");
+    bridge.finish();
+}
+
+#[test]
+fn the_bridge_refuses_a_port_it_cannot_open() {
+    let mut child = std::process::Command::new(bridge_binary())
+        .args(["--serial", "/nonexistent/tty", "--stdio"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(1));
+    assert!(err.contains("cannot open /nonexistent/tty"), "{err}");
+    let usage = std::process::Command::new(bridge_binary())
+        .args(["--serial", "/dev/null"])
+        .output()
+        .unwrap();
+    assert_eq!(usage.status.code(), Some(2));
+}
+
+#[test]
+fn the_independent_codec_agrees_with_the_framing() {
+    assert_eq!(crc16(b"123456789"), 0x29B1);
+    for message in [
+        &b""[..],
+        b"{}",
+        &[0u8; 300],
+        &(1..=255).collect::<Vec<u8>>(),
+    ] {
+        let frame = cobs_frame(message);
+        assert_eq!(frame.last(), Some(&0));
+        assert!(!frame[..frame.len() - 1].contains(&0));
+        assert_eq!(
+            cobs_decode(&frame[..frame.len() - 1]).as_deref(),
+            Some(message)
+        );
+    }
+}
