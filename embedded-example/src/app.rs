@@ -214,11 +214,11 @@ impl<B: Board> Instrument<B> {
         let ask = form(message, CONFIRM_SCHEMA)?;
         // The state opens only for this method, these exact arguments and this caller; a
         // tampered token, or one issued for other arguments, is -32602 before anything else.
-        let mut scratch = [0u8; OPEN_SCRATCH_LEN];
-        let state = call.open_state(&mut scratch)?;
+        let state = sealed(call, |state| {
+            stage(state, "confirm").then_some(()).ok_or(INVALID_STATE)
+        })?;
         let answer = match (state, call.response("confirm", &ask)?) {
-            (Some(state), Response::Answered(answer)) if stage(state, "confirm") => answer,
-            (Some(state), _) if !stage(state, "confirm") => return Err(INVALID_STATE),
+            (Some(()), Response::Answered(answer)) => answer,
             // A first call, or an answer without the state that asked for it, or state
             // without an answer: ask (again). Nothing has been switched.
             _ => {
@@ -260,8 +260,7 @@ impl<B: Board> Instrument<B> {
     fn calibrate(&self, call: &ToolCall<'_>, reply: ToolReply<'_>) -> Result<Done, Error> {
         let channel = small_int(call.argument("channel"), 2)
             .ok_or(Error::invalid_params("channel must be 0, 1 or 2"))?;
-        let mut scratch = [0u8; OPEN_SCRATCH_LEN];
-        let state = call.open_state(&mut scratch)?;
+        let state = sealed(call, Calibration::read)?;
         let mut message = [0u8; MESSAGE_LEN];
         let mut data = [0u8; STATE_DATA_LEN];
         let not_stored = |reply: ToolReply<'_>, answer: &ElicitAnswer<'_>| {
@@ -282,20 +281,17 @@ impl<B: Board> Instrument<B> {
                 .request("reference", ask)
                 .seal(br#"{"stage":"reference"}"#);
         };
-        if stage(state, "reference") {
+        if let Calibration::Reference = state {
             let reading = self.read(channel)?;
-            let answer = {
-                let mut message = [0u8; MESSAGE_LEN];
-                let ask = reference_form(&mut message, channel, &reading)?;
-                match call.response("reference", &ask)? {
-                    Response::Missing => {
-                        return reply
-                            .input_required()
-                            .request("reference", ask)
-                            .seal(br#"{"stage":"reference"}"#);
-                    }
-                    Response::Answered(answer) => answer,
+            let ask = reference_form(&mut message, channel, &reading)?;
+            let answer = match call.response("reference", &ask)? {
+                Response::Missing => {
+                    return reply
+                        .input_required()
+                        .request("reference", ask)
+                        .seal(br#"{"stage":"reference"}"#);
                 }
+                Response::Answered(answer) => answer,
             };
             if !answer.accepted() {
                 return Ok(not_stored(reply, &answer));
@@ -314,18 +310,14 @@ impl<B: Board> Instrument<B> {
             let data = sealed_offset(&mut data, raw, reference, offset)?;
             return reply.input_required().request("store", ask).seal(data);
         }
-        if !stage(state, "store") {
+        let Calibration::Store {
+            raw,
+            reference,
+            offset,
+        } = state
+        else {
             return Err(INVALID_STATE);
-        }
-        let number = |key: &str| {
-            state
-                .get(key)
-                .and_then(|v| v.as_i64())
-                .filter(|n| n.abs() <= MAX_UNITS * 1000)
-                .ok_or(INVALID_STATE)
         };
-        let (raw, reference) = (number("raw")?, number("reference")?);
-        let offset = i32::try_from(number("offset")?).map_err(|_| INVALID_STATE)?;
         let unit = self.read(channel)?.unit;
         let ask = store_form(
             &mut message,
@@ -446,6 +438,57 @@ fn sealed_offset(buf: &mut [u8], raw: i64, reference: i64, offset: i64) -> Resul
         .finish()
         .map_err(|_| Error::internal("state does not fit"))?;
     Ok(&buf[..n])
+}
+
+/// Opens this request's state and reads what the handler needs from it, in a frame of its
+/// own: the 2 KiB decoding scratch is gone from the stack before the handler goes on to
+/// write its reply or seal new state. `None` on a first call.
+#[inline(never)]
+fn sealed<T>(
+    call: &ToolCall<'_>,
+    read: impl FnOnce(Value<'_>) -> Result<T, Error>,
+) -> Result<Option<T>, Error> {
+    let mut scratch = [0u8; OPEN_SCRATCH_LEN];
+    match call.open_state(&mut scratch)? {
+        Some(state) => read(state).map(Some),
+        None => Ok(None),
+    }
+}
+
+/// Where a calibration stands, from its sealed state.
+#[derive(Clone, Copy, Debug)]
+enum Calibration {
+    /// Waiting for the reference value.
+    Reference,
+    /// Waiting for the user to store the offset computed from these.
+    Store {
+        raw: i64,
+        reference: i64,
+        offset: i32,
+    },
+}
+
+impl Calibration {
+    fn read(state: Value<'_>) -> Result<Calibration, Error> {
+        if stage(state, "reference") {
+            return Ok(Calibration::Reference);
+        }
+        if !stage(state, "store") {
+            return Err(INVALID_STATE);
+        }
+        let number = |key: &str| {
+            state
+                .get(key)
+                .and_then(|v| v.as_i64())
+                .filter(|n| n.abs() <= MAX_UNITS * 1000)
+                .ok_or(INVALID_STATE)
+        };
+        Ok(Calibration::Store {
+            raw: number("raw")?,
+            reference: number("reference")?,
+            offset: i32::try_from(number("offset")?).map_err(|_| INVALID_STATE)?,
+        })
+    }
 }
 
 /// Whether opened state is at `name`.
