@@ -379,3 +379,60 @@ fn the_independent_codec_agrees_with_the_framing() {
         );
     }
 }
+
+/// The device alone on pipes in COBS framing: every reply is a valid frame, a corrupt frame
+/// and an oversized one are answered with `id: null` errors, and the frames after them are
+/// served.
+#[test]
+fn the_device_speaks_cobs_on_pipes() {
+    let mut input = Vec::new();
+    let discover = request(1, "server/discover", json!({})).to_string();
+    input.extend(cobs_frame(discover.as_bytes()));
+    let mut corrupt = cobs_frame(
+        tool_call(2, "read_sensor", json!({"channel": 0}))
+            .to_string()
+            .as_bytes(),
+    );
+    let at = corrupt.len() - 3;
+    corrupt[at] ^= 0x01;
+    input.extend(corrupt);
+    input.extend(cobs_frame(&vec![b'x'; 5000]));
+    input.extend_from_slice(&[0, 0, 0]);
+    input.extend(cobs_frame(
+        tool_call(3, "read_sensor", json!({"channel": 1}))
+            .to_string()
+            .as_bytes(),
+    ));
+    let output = std::process::Command::new(device_binary())
+        .args(["--framing", "cobs"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .and_then(|mut child| {
+            use std::io::Write;
+            let mut stdin = child.stdin.take().unwrap();
+            std::thread::spawn(move || stdin.write_all(&input));
+            child.wait_with_output()
+        })
+        .expect("the device runs");
+    assert!(output.status.success());
+    assert_eq!(output.stdout.last(), Some(&0), "every frame ends with 0x00");
+    let replies: Vec<Value> = output.stdout[..output.stdout.len() - 1]
+        .split(|&b| b == 0)
+        .map(|frame| {
+            let message = cobs_decode(frame).expect("a valid frame with a matching CRC");
+            serde_json::from_slice(&message).unwrap()
+        })
+        .collect();
+    assert_eq!(replies.len(), 4, "{replies:?}");
+    assert_eq!(replies[0]["id"], 1);
+    assert_eq!(
+        (replies[1]["id"].clone(), error_code(&replies[1])),
+        (Value::Null, -32700)
+    );
+    assert_eq!(
+        (replies[2]["id"].clone(), error_code(&replies[2])),
+        (Value::Null, -32600)
+    );
+    assert_eq!(structured(&replies[3])["value"], json!(41.5));
+}
