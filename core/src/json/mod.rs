@@ -12,7 +12,9 @@ mod value;
 mod write;
 
 pub use canonical::*;
+pub(crate) use scan::view_accepted;
 pub use scan::{JsonError, Limits, parse};
+pub(crate) use skip::skip_value;
 pub use string::{Chars, JsonStr};
 pub use value::{Array, Items, Kind, Members, Number, Object, Value};
 pub use write::{ArrayWriter, BufferTooSmall, ObjectWriter, Writer};

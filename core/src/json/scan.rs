@@ -95,6 +95,17 @@ pub fn parse<'a>(bytes: &'a [u8], limits: &Limits) -> Result<Value<'a>, JsonErro
     }
 }
 
+/// The value of a document [`parse`] has accepted before (under the same limits), viewed
+/// again without scanning it: `bytes` minus the whitespace around it.
+pub(crate) fn view_accepted(bytes: &[u8]) -> Value<'_> {
+    let start = skip_ws(bytes, 0);
+    let mut end = bytes.len();
+    while end > start && bytes.get(end - 1).copied().is_some_and(is_ws) {
+        end -= 1;
+    }
+    Value::from_validated(bytes.get(start..end).unwrap_or_default())
+}
+
 struct Scanner<'a, 'l> {
     b: &'a [u8],
     i: usize,

@@ -73,26 +73,6 @@ pub(crate) fn skip_string(b: &[u8], i: usize) -> Option<usize> {
     skip_string_body(b, i + 1)
 }
 
-/// The high bit of each byte of `word` equal to `byte`, every one exact (no borrow or carry
-/// crosses a byte).
-#[inline(always)]
-pub(crate) const fn bytes_equal_exact(word: u64, byte: u8) -> u64 {
-    let x = word ^ (ONES * byte as u64);
-    let low7 = ONES * 0x7f;
-    !(((x & low7) + low7) | x) & HIGHS
-}
-
-/// For a mask with (only) the high bit of some bytes set: the high bit of each byte set when
-/// an odd number of bytes up to and including it were set.
-#[inline(always)]
-const fn prefix_parity(mask: u64) -> u64 {
-    let mut p = mask;
-    p ^= p << 8;
-    p ^= p << 16;
-    p ^= p << 32;
-    p
-}
-
 /// Index just past the validated value starting at `i` (iterative: no recursion).
 pub(crate) fn skip_value(b: &[u8], i: usize) -> Option<usize> {
     match b.get(i)? {
@@ -111,117 +91,40 @@ pub(crate) fn skip_value(b: &[u8], i: usize) -> Option<usize> {
     }
 }
 
+/// What a byte means to [`skip_container`]: 0 nothing, 1 a quote, 2 an opening bracket,
+/// 3 a closing one.
+static STRUCTURE: [u8; 256] = {
+    let mut classes = [0u8; 256];
+    classes[b'"' as usize] = 1;
+    classes[b'{' as usize] = 2;
+    classes[b'[' as usize] = 2;
+    classes[b'}' as usize] = 3;
+    classes[b']' as usize] = 3;
+    classes
+};
+
 /// Index just past the validated array or object whose opening bracket is at `i`.
 ///
-/// Eight bytes at a time: the quotes of a word say which of its bytes are inside strings
-/// (by the parity of the quotes up to each byte, carried from word to word), and only the
-/// brackets outside strings count. A word with a backslash is read byte by byte.
+/// Byte by byte between strings (where JSON text is dense, a table lookup a byte beats
+/// looking for the next bracket a word at a time), strings eight bytes at a time.
 fn skip_container(b: &[u8], i: usize) -> Option<usize> {
     let mut depth: usize = 0;
-    // HIGHS while the previous word ended inside a string, else 0.
-    let mut inside: u64 = 0;
     let mut j = i;
-    loop {
-        let Some(word) = word_at(b, j) else {
-            return skip_container_bytes(b, j, depth, inside != 0);
-        };
-        if bytes_equal_exact(word, b'\\') != 0 {
-            // Escapes: this word byte by byte, then on with words where that left off.
-            let (next, in_string) = escaped_word(b, j, &mut depth, inside != 0)?;
-            if depth == 0 {
-                return Some(next);
-            }
-            j = next;
-            inside = if in_string { HIGHS } else { 0 };
-            continue;
-        }
-        let in_string = prefix_parity(bytes_equal_exact(word, b'"')) ^ inside;
-        let folded = word | (ONES * 0x20);
-        let open = bytes_equal_exact(folded, b'{') & !in_string;
-        let close = bytes_equal_exact(folded, b'}') & !in_string;
-        let mut brackets = open | close;
-        while brackets != 0 {
-            let bit = brackets & brackets.wrapping_neg();
-            if open & bit != 0 {
-                depth += 1;
-            } else {
-                depth = depth.checked_sub(1)?;
-                if depth == 0 {
-                    return Some(j + (bit.trailing_zeros() / 8) as usize + 1);
-                }
-            }
-            brackets ^= bit;
-        }
-        // The last byte's parity says whether the next word starts inside a string.
-        inside = ((in_string as i64 >> 63) as u64) & HIGHS;
-        j += 8;
-    }
-}
-
-/// Reads the eight bytes at `j` one by one (inside a container, `depth` open); returns
-/// where words may resume and whether that is inside a string, or the index just past the
-/// container (with `depth` at zero) when it ends here.
-fn escaped_word(
-    b: &[u8],
-    j: usize,
-    depth: &mut usize,
-    mut in_string: bool,
-) -> Option<(usize, bool)> {
-    let mut k = j;
-    while k < j + 8 {
-        let byte = *b.get(k)?;
-        k += 1;
-        if in_string {
-            match byte {
-                b'"' => in_string = false,
-                // The escaped byte may be the first of the next word.
-                b'\\' => k += 1,
-                _ => {}
-            }
-            continue;
-        }
-        match byte {
-            b'"' => in_string = true,
-            b'{' | b'[' => *depth += 1,
-            b'}' | b']' => {
-                *depth = depth.checked_sub(1)?;
-                if *depth == 0 {
-                    return Some((k, false));
-                }
-            }
-            _ => {}
-        }
-    }
-    Some((k, in_string))
-}
-
-/// [`skip_container`] for the last few bytes, one by one.
-fn skip_container_bytes(
-    b: &[u8],
-    mut j: usize,
-    mut depth: usize,
-    in_string: bool,
-) -> Option<usize> {
-    if in_string {
-        j = skip_string_body(b, j)?;
-    }
-    loop {
-        match b.get(j)? {
-            b'"' => {
-                j = skip_string_body(b, j + 1)?;
-                continue;
-            }
-            b'{' | b'[' => depth += 1,
-            b'}' | b']' => {
-                depth = depth.checked_sub(1)?;
-                if depth == 0 {
-                    return Some(j + 1);
-                }
-            }
-            _ => {}
-        }
+    while let Some(&byte) = b.get(j) {
         j += 1;
+        match STRUCTURE.get(usize::from(byte)).copied().unwrap_or(0) {
+            0 => {}
+            1 => j = skip_string_body(b, j)?,
+            2 => depth += 1,
+            _ => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    return Some(j);
+                }
+            }
+        }
     }
+    None
 }
 
 /// Index just past the closing quote of a string whose contents start at `j`.

@@ -247,18 +247,25 @@ pub struct Members<'a> {
     done: bool,
 }
 
-impl Members<'_> {
+impl<'a> Members<'a> {
     /// Where the next member starts, in bytes from the object's opening brace (the object's
     /// length once every member has been read).
     pub(crate) fn offset(&self) -> usize {
         if self.done { self.b.len() } else { self.i }
     }
-}
 
-impl<'a> Iterator for Members<'a> {
-    type Item = (JsonStr<'a>, Value<'a>);
+    /// Where the walk stands, in bytes from the object's opening brace: just past the
+    /// closing brace once the last member has been read.
+    pub(crate) fn position(&self) -> usize {
+        self.i
+    }
 
-    fn next(&mut self) -> Option<Self::Item> {
+    /// The next member, its value's end found by `skip` (given the key, the text and where
+    /// the value starts) instead of by skipping it: for a caller that walks the value anyway.
+    pub(crate) fn next_with(
+        &mut self,
+        skip: impl FnOnce(JsonStr<'a>, &'a [u8], usize) -> Option<usize>,
+    ) -> Option<(JsonStr<'a>, Value<'a>)> {
         if self.done {
             return None;
         }
@@ -274,7 +281,7 @@ impl<'a> Iterator for Members<'a> {
                 return None;
             }
             let v_start = skip_ws(self.b, colon + 1);
-            let v_end = skip_value(self.b, v_start)?;
+            let v_end = skip(key, self.b, v_start)?;
             let value = Value::from_validated(self.b.get(v_start..v_end)?);
             let after = skip_ws(self.b, v_end);
             self.i = after + 1;
@@ -287,6 +294,14 @@ impl<'a> Iterator for Members<'a> {
             self.done = true;
         }
         step
+    }
+}
+
+impl<'a> Iterator for Members<'a> {
+    type Item = (JsonStr<'a>, Value<'a>);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.next_with(|_, b, start| skip_value(b, start))
     }
 }
 

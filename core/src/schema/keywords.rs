@@ -3,9 +3,10 @@
 //! Collecting first lets the validator check keywords in a fixed order (so the same invalid
 //! value always gets the same message) while scanning the schema object only once.
 
-use crate::json::{Array, JsonStr, Kind, Number, Object, Value};
+use crate::json::{Array, JsonStr, Kind, Number, Object, Value, skip_value};
 
 use super::decimal::Decimal;
+use super::lookup::PropertyTable;
 use super::types::TypeSet;
 
 /// A numeric bound and whether it excludes itself.
@@ -34,6 +35,8 @@ pub(crate) struct Keywords<'a> {
     pub(crate) max_properties: Option<u64>,
     pub(crate) required: Option<Array<'a>>,
     pub(crate) properties: Option<Object<'a>>,
+    /// Where the members of `properties` are, when there are few enough.
+    pub(crate) property_table: Option<PropertyTable>,
     pub(crate) additional_properties: Option<Value<'a>>,
     /// A schema for every item, or (draft 4 to 2019-09) an array of positional schemas.
     pub(crate) items: Option<Value<'a>>,
@@ -57,7 +60,17 @@ impl<'a> Keywords<'a> {
         // Draft 4 spells exclusive bounds as booleans next to minimum/maximum.
         let mut min_flag = false;
         let mut max_flag = false;
-        for (name, value) in schema {
+        let mut members = schema.iter();
+        // `properties` is walked member by member as it is passed over, for its table.
+        let mut table = None;
+        while let Some((name, value)) = members.next_with(|name, text, start| {
+            if !name.eq_str("properties") {
+                return skip_value(text, start);
+            }
+            let (found, end) = PropertyTable::walk(text, start)?;
+            table = found;
+            Some(end)
+        }) {
             let mut buf = [0u8; KEYWORD_MAX];
             // A name without escapes is its own text; only escaped names are decoded.
             let name = if name.has_escapes() {
@@ -106,7 +119,11 @@ impl<'a> Keywords<'a> {
                     }
                     k.required = Some(names);
                 }
-                b"properties" => k.properties = Some(value.as_object().ok_or("properties")?),
+                b"properties" => {
+                    let properties = value.as_object().ok_or("properties")?;
+                    k.properties = Some(properties);
+                    k.property_table = table;
+                }
                 b"additionalProperties" => {
                     k.additional_properties =
                         Some(schema_value(value).ok_or("additionalProperties")?);

@@ -1,7 +1,7 @@
 //! Finding things inside a value while knowing how many bytes that took, so that the
 //! validator's budget reflects the real work of rescanning lazily viewed JSON.
 
-use crate::json::{JsonStr, Members, Object, Value};
+use crate::json::{JsonStr, Members, Object, Value, skip_value};
 
 /// Byte range of `inner` within `outer`, when `inner` is a slice of it.
 pub(crate) fn span(outer: Value<'_>, inner: Value<'_>) -> Option<(usize, usize)> {
@@ -73,5 +73,113 @@ impl<'a> MemberCursor<'a> {
             }
         }
         (None, whole.raw().len())
+    }
+}
+
+/// Most members a [`PropertyTable`] holds.
+const TABLE_CAPACITY: usize = 10;
+
+/// Where the members of a small `properties` object are, found once when the keywords of
+/// its schema are read, so that looking a property up scans nothing (an object's members
+/// each validate against a lookup, and the items of an array share one table).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct PropertyTable {
+    /// Key start and end, value start and end, in bytes from the object's opening brace.
+    entries: [[u16; 4]; TABLE_CAPACITY],
+    len: u8,
+}
+
+impl PropertyTable {
+    /// Walks the value that starts at `text[start]` and returns the index just past it, and,
+    /// when it is an object of at most [`TABLE_CAPACITY`] members short enough for 16-bit
+    /// offsets, its table (a walk member by member costs about what skipping it does).
+    pub(crate) fn walk(text: &[u8], start: usize) -> Option<(Option<Self>, usize)> {
+        let rest = text.get(start..)?;
+        let Some(object) = Value::from_validated(rest).as_object() else {
+            return Some((None, start + skip_value(rest, 0)?));
+        };
+        let offset = |part: &[u8]| {
+            let from = (part.as_ptr() as usize).checked_sub(rest.as_ptr() as usize)?;
+            let to = from.checked_add(part.len())?;
+            Some([u16::try_from(from).ok()?, u16::try_from(to).ok()?])
+        };
+        let mut table = Some(PropertyTable {
+            entries: [[0; 4]; TABLE_CAPACITY],
+            len: 0,
+        });
+        let mut members = object.iter();
+        let mut walked = false;
+        for (key, value) in members.by_ref() {
+            walked = true;
+            if let Some(t) = table.as_mut() {
+                let entry = match (offset(key.raw()), offset(value.raw())) {
+                    (Some([ks, ke]), Some([vs, ve])) => Some([ks, ke, vs, ve]),
+                    _ => None,
+                };
+                match (entry, t.entries.get_mut(usize::from(t.len))) {
+                    (Some(entry), Some(slot)) => {
+                        *slot = entry;
+                        t.len += 1;
+                    }
+                    _ => table = None,
+                }
+            }
+        }
+        // After the last member, the walk stands just past the closing brace.
+        let end = if walked {
+            members.position()
+        } else {
+            skip_value(rest, 0)?
+        };
+        Some((table, start.checked_add(end)?))
+    }
+
+    /// The member of `object` (the object this table was made from) named `key`, and the
+    /// bytes [`find_member`] would have scanned for it.
+    pub(crate) fn find<'a>(
+        &self,
+        object: Object<'a>,
+        key: JsonStr<'_>,
+    ) -> (Option<Value<'a>>, usize) {
+        let raw = object.as_value().raw();
+        for &[key_start, key_end, value_start, value_end] in self
+            .entries
+            .get(..usize::from(self.len))
+            .unwrap_or_default()
+        {
+            let name = raw.get(usize::from(key_start)..usize::from(key_end));
+            if name.is_some_and(|name| JsonStr::from_validated(name) == key) {
+                let value = raw.get(usize::from(value_start)..usize::from(value_end));
+                return match value {
+                    Some(value) => (Some(Value::from_validated(value)), usize::from(value_end)),
+                    None => (None, raw.len()),
+                };
+            }
+        }
+        (None, raw.len())
+    }
+}
+
+/// Looks properties up in a `properties` object: through its table when it has one, else
+/// with a [`MemberCursor`].
+pub(crate) enum Declarations<'a> {
+    Table(Object<'a>, PropertyTable),
+    Cursor(MemberCursor<'a>),
+}
+
+impl<'a> Declarations<'a> {
+    pub(crate) fn new(properties: Object<'a>, table: Option<PropertyTable>) -> Self {
+        match table {
+            Some(table) => Declarations::Table(properties, table),
+            None => Declarations::Cursor(MemberCursor::new(properties)),
+        }
+    }
+
+    /// The schema declared for `key`, and the bytes [`find_member`] would have scanned.
+    pub(crate) fn find(&mut self, key: JsonStr<'_>) -> (Option<Value<'a>>, usize) {
+        match self {
+            Declarations::Table(object, table) => table.find(*object, key),
+            Declarations::Cursor(cursor) => cursor.find(key),
+        }
     }
 }

@@ -7,7 +7,7 @@ use crate::json::{Array, JsonStr, Kind, Number, Value};
 use super::Options;
 use super::decimal::Decimal;
 use super::keywords::{Bound, Keywords, schema_value};
-use super::lookup::MemberCursor;
+use super::lookup::{Declarations, MemberCursor};
 use super::pointer::{RefError, resolve};
 use super::violation::{Reason, Violation};
 
@@ -343,10 +343,16 @@ impl<'a> Validator<'a> {
         if k.properties.is_none() && k.additional_properties.is_none() {
             return Ok(());
         }
-        let mut declarations = k.properties.map(MemberCursor::new);
+        let mut declarations = k
+            .properties
+            .map(|properties| Declarations::new(properties, k.property_table));
         for (key, value) in object {
             let declared = match declarations.as_mut() {
-                Some(properties) => self.member_at(properties, key, value)?,
+                Some(properties) => {
+                    let (found, scanned) = properties.find(key);
+                    self.spend(scanned, value)?;
+                    found
+                }
                 None => None,
             };
             if let Some(schema) = declared.or(k.additional_properties) {

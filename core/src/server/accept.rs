@@ -8,6 +8,7 @@ use super::call::{
 };
 use super::reply::whole_error;
 use super::subscription::{Filter, Subscription};
+use super::verified::Verified;
 use super::{Config, Registry, RequestContext, Round, lists, uri_template};
 use crate::json::{BufferTooSmall, JsonStr, Object, Value, Writer};
 use crate::protocol::{self, MetaError, Method, SUPPORTED_VERSIONS};
@@ -37,6 +38,9 @@ pub enum Accepted<'a> {
 pub struct Server<'c, A> {
     config: Config<'c>,
     app: A,
+    /// Which tools' input schemas are known to parse (a memo of the definitions, no
+    /// request data).
+    verified: Verified,
 }
 
 /// A definition in the registry that is not usable (found by [`Server::check`]).
@@ -51,7 +55,11 @@ pub struct DefinitionError<'r> {
 impl<'c, A: Registry> Server<'c, A> {
     /// A server for `app`.
     pub const fn new(config: Config<'c>, app: A) -> Self {
-        Server { config, app }
+        Server {
+            config,
+            app,
+            verified: Verified::new(),
+        }
     }
 
     /// The configuration.
@@ -68,7 +76,7 @@ impl<'c, A: Registry> Server<'c, A> {
     /// definition is found at start-up rather than on the wire.
     pub fn check(&self) -> Result<(), DefinitionError<'_>> {
         let limits = &self.config.limits;
-        for tool in self.app.tools() {
+        for (index, tool) in self.app.tools().iter().enumerate() {
             let bad = |problem| DefinitionError {
                 name: tool.name,
                 problem,
@@ -78,6 +86,7 @@ impl<'c, A: Registry> Server<'c, A> {
             if schema.as_object().is_none() {
                 return Err(bad("inputSchema must be a JSON object"));
             }
+            self.verified.set_input_schema(index, tool);
             crate::schema::check_schema(schema, &SchemaOptions::DEFAULT)
                 .map_err(|_| bad("inputSchema uses a keyword wrongly or an unresolvable $ref"))?;
             crate::protocol::http::check_annotations(schema)
@@ -188,7 +197,13 @@ impl<'c, A: Registry> Server<'c, A> {
                 }
                 return Ok(Routed::Answer(Answer::List(method, start)));
             }
-            Method::ToolsCall => Call::Tool(self.tool_call(ctx, &fields)?),
+            Method::ToolsCall => {
+                let (call, index) = self.tool_call(ctx, &fields)?;
+                if let Some(violation) = self.invalid_arguments(&call, index) {
+                    return Ok(Routed::Answer(Answer::InvalidArguments(violation)));
+                }
+                Call::Tool(call)
+            }
             Method::ResourcesRead => Call::Resource(self.resource_read(ctx, &fields)?),
             Method::PromptsGet => Call::Prompt(self.prompt_get(ctx, &fields)?),
             Method::Complete => Call::Complete(completion(ctx, params)?),
@@ -203,11 +218,6 @@ impl<'c, A: Registry> Server<'c, A> {
                 }));
             }
         };
-        if let Call::Tool(tool_call) = &call {
-            if let Some(violation) = self.invalid_arguments(tool_call) {
-                return Ok(Routed::Answer(Answer::InvalidArguments(violation)));
-            }
-        }
         Ok(Routed::Call(call))
     }
 
@@ -215,13 +225,14 @@ impl<'c, A: Registry> Server<'c, A> {
         &'a self,
         ctx: RequestContext<'a>,
         params: &ParamsFields<'a>,
-    ) -> Result<ToolCall<'a>, Refusal<'a>> {
+    ) -> Result<(ToolCall<'a>, usize), Refusal<'a>> {
         let name = required_str(params.name, "tools/call needs a string name")?;
-        let tool = self
+        let (index, tool) = self
             .app
             .tools()
             .iter()
-            .find(|t| name.eq_str(t.name))
+            .enumerate()
+            .find(|(_, t)| name.eq_str(t.name))
             .ok_or(Refusal::Invalid("Unknown tool"))?;
         let arguments = match params.arguments {
             None => None,
@@ -230,11 +241,14 @@ impl<'c, A: Registry> Server<'c, A> {
                     .ok_or(Refusal::Invalid("arguments must be an object"))?,
             ),
         };
-        Ok(ToolCall {
-            ctx,
-            tool,
-            arguments,
-        })
+        Ok((
+            ToolCall {
+                ctx,
+                tool,
+                arguments,
+            },
+            index,
+        ))
     }
 
     /// Validates a tool call's arguments against the tool's input schema; a violation is
@@ -242,10 +256,17 @@ impl<'c, A: Registry> Server<'c, A> {
     fn invalid_arguments<'a>(
         &self,
         call: &ToolCall<'a>,
+        index: usize,
     ) -> Option<Result<crate::schema::Violation<'a>, &'static str>> {
-        let limits = &self.config.limits;
-        let Ok(schema) = crate::json::parse(call.tool.input_schema.as_bytes(), limits) else {
-            return Some(Err("the tool's inputSchema is not valid JSON"));
+        let text = call.tool.input_schema.as_bytes();
+        let schema = if self.verified.input_schema(index, call.tool) {
+            crate::json::view_accepted(text)
+        } else {
+            let Ok(schema) = crate::json::parse(text, &self.config.limits) else {
+                return Some(Err("the tool's inputSchema is not valid JSON"));
+            };
+            self.verified.set_input_schema(index, call.tool);
+            schema
         };
         crate::schema::validate(schema, call.arguments().as_value())
             .err()

@@ -27,6 +27,7 @@ mod registry;
 mod reply;
 mod subscription;
 mod uri_template;
+mod verified;
 
 pub use accept::{Accepted, DefinitionError, Server};
 pub use call::{
