@@ -406,3 +406,45 @@ fn a_failing_link_ends_the_loop_with_its_error() {
     let mut serial = Serial::<64, 64>::new(Framing::Line);
     assert_eq!(serial.serve(&server, &mut Broken, || 0), Err(MockError));
 }
+
+// ---------------------------------------------------------------------------------------------
+// Any bytes
+
+mod garbage {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Whatever precedes it on the link, in whatever chunks it arrives, a good frame after
+        /// a delimiter is read intact, and nothing panics on the way.
+        #[test]
+        fn a_good_frame_survives_any_garbage_before_it(
+            garbage in proptest::collection::vec(any::<u8>(), 0..600),
+            message in proptest::collection::vec(1u8..=255, 0..100),
+            chunk in 1usize..300,
+            cobs in any::<bool>(),
+        ) {
+            let framing = if cobs { Framing::Cobs } else { Framing::Line };
+            let message: Vec<u8> = if cobs {
+                message
+            } else {
+                message.into_iter().map(|b| if b == b'\n' || b == b'\r' { b'x' } else { b }).collect()
+            };
+            let mut input = garbage;
+            let mut good = mock(b"", 1);
+            match framing {
+                Framing::Cobs => {
+                    input.push(0);
+                    write_frame(&mut good, framing, &message).unwrap();
+                }
+                Framing::Line => {
+                    input.push(b'\n');
+                    write_frame(&mut good, framing, &message).unwrap();
+                }
+            }
+            input.extend_from_slice(&good.output);
+            let frames = frames::<256>(framing, &input, chunk);
+            prop_assert_eq!(frames.last(), Some(&Ok(message)));
+        }
+    }
+}
