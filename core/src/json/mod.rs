@@ -12,8 +12,8 @@ mod value;
 mod write;
 
 pub use canonical::*;
-pub(crate) use scan::view_accepted;
 pub use scan::{JsonError, Limits, parse};
+pub(crate) use scan::{Unseen, Visitor, parse_visiting, view_accepted};
 pub(crate) use skip::skip_value;
 pub use string::{Chars, JsonStr};
 pub use value::{Array, Items, Kind, Members, Number, Object, Value};

@@ -77,6 +77,41 @@ pub enum JsonError {
 /// the whole input is checked for UTF-8 after all, so that invalid UTF-8 anywhere is always
 /// reported as [`JsonError::InvalidUtf8`], whatever else is wrong.
 pub fn parse<'a>(bytes: &'a [u8], limits: &Limits) -> Result<Value<'a>, JsonError> {
+    parse_visiting(bytes, limits, &mut Unseen)
+}
+
+/// Told about the members of objects while a document is scanned, so that a caller wanting a
+/// few of them need not walk the document again afterwards. What it is told before the
+/// scan succeeds must be dropped if it fails.
+pub(crate) trait Visitor<'a> {
+    /// How deep the objects whose members are reported are at most (the root container is
+    /// at depth 1); 0 for none, which costs nothing.
+    const DEPTH: u16;
+
+    /// The value of member `key` of an object at `depth` is about to be scanned.
+    fn enter(&mut self, depth: u16, key: JsonStr<'a>);
+
+    /// The value of member `key` of an object at `depth` was scanned: it is `value`.
+    fn leave(&mut self, depth: u16, key: JsonStr<'a>, value: Value<'a>);
+}
+
+/// A visitor told nothing.
+pub(crate) struct Unseen;
+
+impl<'a> Visitor<'a> for Unseen {
+    const DEPTH: u16 = 0;
+
+    fn enter(&mut self, _: u16, _: JsonStr<'a>) {}
+
+    fn leave(&mut self, _: u16, _: JsonStr<'a>, _: Value<'a>) {}
+}
+
+/// [`parse`], telling `visitor` about the members of objects up to its depth.
+pub(crate) fn parse_visiting<'a, V: Visitor<'a>>(
+    bytes: &'a [u8],
+    limits: &Limits,
+    visitor: &mut V,
+) -> Result<Value<'a>, JsonError> {
     if bytes.len() > limits.max_size {
         return Err(JsonError::TooLarge);
     }
@@ -84,6 +119,7 @@ pub fn parse<'a>(bytes: &'a [u8], limits: &Limits) -> Result<Value<'a>, JsonErro
         b: bytes,
         i: 0,
         limits,
+        visitor,
     };
     match scanner.document() {
         Ok((start, end)) => Ok(Value::from_validated(
@@ -106,13 +142,14 @@ pub(crate) fn view_accepted(bytes: &[u8]) -> Value<'_> {
     Value::from_validated(bytes.get(start..end).unwrap_or_default())
 }
 
-struct Scanner<'a, 'l> {
+struct Scanner<'a, 'l, 'v, V> {
     b: &'a [u8],
     i: usize,
     limits: &'l Limits,
+    visitor: &'v mut V,
 }
 
-impl<'a> Scanner<'a, '_> {
+impl<'a, V: Visitor<'a>> Scanner<'a, '_, '_, V> {
     /// The whole input: one value with optional whitespace around it; its span.
     fn document(&mut self) -> Result<(usize, usize), JsonError> {
         self.ws();
@@ -204,7 +241,15 @@ impl<'a> Scanner<'a, '_> {
             self.ws();
             self.expect(b':')?;
             self.ws();
-            self.value(depth)?;
+            if depth <= V::DEPTH {
+                self.visitor.enter(depth, key);
+                let start = self.i;
+                self.value(depth)?;
+                let value = self.b.get(start..self.i).unwrap_or_default();
+                self.visitor.leave(depth, key, Value::from_validated(value));
+            } else {
+                self.value(depth)?;
+            }
             self.ws();
             match self.peek() {
                 Some(b',') => {

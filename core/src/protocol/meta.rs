@@ -86,17 +86,24 @@ pub enum MetaError<'a> {
 /// Admits a request's `params` by its `_meta`: the version must be present and supported, the
 /// client capabilities present and well-formed.
 pub fn admit<'a>(params: Option<Object<'a>>) -> Result<RequestMeta<'a>, MetaError<'a>> {
-    admit_meta(params.and_then(|p| p.get("_meta")))
+    admit_meta(params.and_then(|p| p.get("_meta")), None)
 }
 
-/// [`admit`] given `params._meta` (`None` when absent), for a caller that has already found
-/// it.
-pub(crate) fn admit_meta(meta: Option<Value<'_>>) -> Result<RequestMeta<'_>, MetaError<'_>> {
+/// [`admit`] given `params._meta` (`None` when absent), with the members of `_meta` that
+/// matter already noted by the caller (when `_meta` is an object) or, without `noted`, read
+/// here.
+pub(crate) fn admit_meta<'a>(
+    meta: Option<Value<'a>>,
+    noted: Option<&MetaFields<'a>>,
+) -> Result<RequestMeta<'a>, MetaError<'a>> {
     let meta = meta
         .ok_or(MetaError::Invalid("params._meta is required"))?
         .as_object()
         .ok_or(MetaError::Invalid("params._meta must be an object"))?;
-    let fields = MetaFields::read(meta);
+    let fields = match noted {
+        Some(fields) => *fields,
+        None => MetaFields::read(meta),
+    };
     let version = fields
         .version
         .ok_or(MetaError::Invalid(
@@ -140,9 +147,10 @@ pub(crate) fn admit_meta(meta: Option<Value<'_>>) -> Result<RequestMeta<'_>, Met
     })
 }
 
-/// The members of `_meta` that admission reads, found in one pass over it.
-#[derive(Default)]
-struct MetaFields<'a> {
+/// The members of `_meta` that admission reads, found in one pass over it or noted while
+/// the message was scanned.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct MetaFields<'a> {
     version: Option<Value<'a>>,
     capabilities: Option<Value<'a>>,
     client_info: Option<Value<'a>>,
@@ -154,22 +162,27 @@ impl<'a> MetaFields<'a> {
     fn read(meta: Object<'a>) -> Self {
         let mut fields = MetaFields::default();
         for (key, value) in meta {
-            // Keys are unique (the scanner refuses duplicates), so this finds what `get` would.
-            let slot = if key.eq_str(META_PROTOCOL_VERSION) {
-                &mut fields.version
-            } else if key.eq_str(META_CLIENT_CAPABILITIES) {
-                &mut fields.capabilities
-            } else if key.eq_str(META_CLIENT_INFO) {
-                &mut fields.client_info
-            } else if key.eq_str("progressToken") {
-                &mut fields.progress_token
-            } else if key.eq_str(META_LOG_LEVEL) {
-                &mut fields.log_level
-            } else {
-                continue;
-            };
-            *slot = Some(value);
+            fields.note(key, value);
         }
         fields
+    }
+
+    /// Notes member `key` of `_meta` if admission reads it. Keys are unique (the scanner
+    /// refuses duplicates), so this finds what `get` would.
+    pub(crate) fn note(&mut self, key: JsonStr<'a>, value: Value<'a>) {
+        let slot = if key.eq_str(META_PROTOCOL_VERSION) {
+            &mut self.version
+        } else if key.eq_str(META_CLIENT_CAPABILITIES) {
+            &mut self.capabilities
+        } else if key.eq_str(META_CLIENT_INFO) {
+            &mut self.client_info
+        } else if key.eq_str("progressToken") {
+            &mut self.progress_token
+        } else if key.eq_str(META_LOG_LEVEL) {
+            &mut self.log_level
+        } else {
+            return;
+        };
+        *slot = Some(value);
     }
 }

@@ -7,8 +7,8 @@ mod meta;
 mod method;
 
 pub use capabilities::ClientCapabilities;
-pub(crate) use meta::admit_meta;
 pub use meta::{LogLevel, MetaError, RequestMeta, admit};
+pub(crate) use meta::{MetaFields, admit_meta};
 pub use method::Method;
 
 /// The protocol revision this core speaks.

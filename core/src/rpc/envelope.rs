@@ -1,7 +1,9 @@
 //! Reading one incoming message.
 
 use super::{ErrorCode, Id};
-use crate::json::{JsonStr, Limits, Object, Value, parse as parse_json};
+use crate::json::{
+    JsonStr, Limits, Object, Unseen, Value, Visitor, parse_visiting as parse_visiting_json,
+};
 
 /// A request: it has an id and must be answered.
 #[derive(Clone, Copy, Debug)]
@@ -58,7 +60,23 @@ impl<'a> Rejected<'a> {
 /// Parses one message: -32700 (id null) for bytes that are not JSON within `limits`, -32600
 /// for JSON that is not a single JSON-RPC 2.0 request, notification or response.
 pub fn parse<'a>(bytes: &'a [u8], limits: &Limits) -> Result<Incoming<'a>, Rejected<'a>> {
-    let root = parse_json(bytes, limits).map_err(|_| Rejected {
+    parse_visiting(bytes, limits, &mut Unseen)
+}
+
+/// [`parse`], telling `params` about the members of `params` (at its depth 1) and deeper
+/// objects, up to its depth, while the message is scanned. What `params` was told is only
+/// meaningful when the result is a request or a notification (whose params are an object).
+pub(crate) fn parse_visiting<'a, V: Visitor<'a>>(
+    bytes: &'a [u8],
+    limits: &Limits,
+    params: &mut V,
+) -> Result<Incoming<'a>, Rejected<'a>> {
+    let mut envelope = Envelope {
+        fields: Fields::default(),
+        in_params: false,
+        params,
+    };
+    let root = parse_visiting_json(bytes, limits, &mut envelope).map_err(|_| Rejected {
         id: None,
         code: ErrorCode::PARSE_ERROR,
         message: "Parse error",
@@ -66,10 +84,11 @@ pub fn parse<'a>(bytes: &'a [u8], limits: &Limits) -> Result<Incoming<'a>, Rejec
     if root.as_array().is_some() {
         return Err(Rejected::invalid(None, "Batches are not supported"));
     }
-    let Some(msg) = root.as_object() else {
+    if root.as_object().is_none() {
         return Err(Rejected::invalid(None, "A message must be an object"));
-    };
-    let fields = Fields::read(msg);
+    }
+    // The members of the root object, as the scanner saw them.
+    let fields = envelope.fields;
     let id = match fields.id {
         None => None,
         Some(v) => match Id::from_value(v) {
@@ -111,8 +130,8 @@ pub fn parse<'a>(bytes: &'a [u8], limits: &Limits) -> Result<Incoming<'a>, Rejec
     })
 }
 
-/// The members of a message that matter, found in one pass over it (a `get` per member would
-/// walk over `params`, most of the message, several times when it comes first).
+/// The members of a message that matter, noted while it is scanned (a `get` per member
+/// would walk over `params`, most of the message, several times when it comes first).
 #[derive(Default)]
 struct Fields<'a> {
     id: Option<Value<'a>>,
@@ -123,25 +142,47 @@ struct Fields<'a> {
     error: bool,
 }
 
-impl<'a> Fields<'a> {
-    fn read(msg: Object<'a>) -> Self {
-        let mut fields = Fields::default();
-        for (key, value) in msg {
-            // Keys are unique (the scanner refuses duplicates), so this finds what `get` would.
-            if key.eq_str("id") {
-                fields.id = Some(value);
-            } else if key.eq_str("jsonrpc") {
-                fields.jsonrpc = Some(value);
-            } else if key.eq_str("method") {
-                fields.method = Some(value);
-            } else if key.eq_str("params") {
-                fields.params = Some(value);
-            } else if key.eq_str("result") {
-                fields.result = true;
-            } else if key.eq_str("error") {
-                fields.error = true;
-            }
+/// Notes the members of the root object, and passes what is inside `params` on.
+struct Envelope<'a, 'v, V> {
+    fields: Fields<'a>,
+    /// Whether the member being scanned at depth 1 is `params`.
+    in_params: bool,
+    params: &'v mut V,
+}
+
+impl<'a, V: Visitor<'a>> Visitor<'a> for Envelope<'a, '_, V> {
+    const DEPTH: u16 = V::DEPTH + 1;
+
+    fn enter(&mut self, depth: u16, key: JsonStr<'a>) {
+        if depth == 1 {
+            self.in_params = key.eq_str("params");
+        } else if self.in_params {
+            self.params.enter(depth - 1, key);
         }
-        fields
+    }
+
+    fn leave(&mut self, depth: u16, key: JsonStr<'a>, value: Value<'a>) {
+        if depth > 1 {
+            if self.in_params {
+                self.params.leave(depth - 1, key, value);
+            }
+            return;
+        }
+        self.in_params = false;
+        // Keys are unique (the scanner refuses duplicates), so each is noted at most once.
+        let fields = &mut self.fields;
+        if key.eq_str("id") {
+            fields.id = Some(value);
+        } else if key.eq_str("jsonrpc") {
+            fields.jsonrpc = Some(value);
+        } else if key.eq_str("method") {
+            fields.method = Some(value);
+        } else if key.eq_str("params") {
+            fields.params = Some(value);
+        } else if key.eq_str("result") {
+            fields.result = true;
+        } else if key.eq_str("error") {
+            fields.error = true;
+        }
     }
 }

@@ -5,6 +5,7 @@ mod envelope;
 mod error;
 mod id;
 
+pub(crate) use envelope::parse_visiting;
 pub use envelope::{Incoming, Notification, Rejected, Request, parse};
 pub use error::{ErrorCode, write_error};
 pub use id::Id;

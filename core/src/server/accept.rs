@@ -10,8 +10,8 @@ use super::reply::whole_error;
 use super::subscription::{Filter, Subscription};
 use super::verified::Verified;
 use super::{Config, Registry, RequestContext, Round, lists, uri_template};
-use crate::json::{BufferTooSmall, JsonStr, Object, Value, Writer};
-use crate::protocol::{self, MetaError, Method, SUPPORTED_VERSIONS};
+use crate::json::{BufferTooSmall, JsonStr, Object, Value, Visitor, Writer};
+use crate::protocol::{self, MetaError, MetaFields, Method, SUPPORTED_VERSIONS};
 use crate::rpc::{self, ErrorCode, Id, Incoming, Request};
 use crate::schema::Options as SchemaOptions;
 
@@ -111,7 +111,10 @@ impl<'c, A: Registry> Server<'c, A> {
         out: &mut [u8],
     ) -> Result<Accepted<'a>, BufferTooSmall> {
         let mut w = Writer::new(out);
-        let request = match rpc::parse(input, &self.config.limits) {
+        // The members of params (and of their _meta) that routing reads are noted while the
+        // message is scanned, rather than found by walking it again.
+        let mut fields = ParamsFields::default();
+        let request = match rpc::parse_visiting(input, &self.config.limits, &mut fields) {
             Err(rejected) => {
                 whole_error(&mut w, rejected.id, rejected.code, rejected.message, None);
                 return w.finish().map(Accepted::Replied);
@@ -131,7 +134,7 @@ impl<'c, A: Registry> Server<'c, A> {
             }
             Ok(Incoming::Request(request)) => request,
         };
-        match self.route(request, round) {
+        match self.route(request, &fields, round) {
             Ok(Routed::Call(call)) => Ok(Accepted::Call(call)),
             Ok(Routed::Listen(subscription)) => Ok(Accepted::Listen(subscription)),
             Ok(Routed::Answer(answer)) => {
@@ -149,13 +152,14 @@ impl<'c, A: Registry> Server<'c, A> {
     fn route<'a>(
         &'a self,
         request: Request<'a>,
+        fields: &ParamsFields<'a>,
         round: Round<'a>,
     ) -> Result<Routed<'a>, Refusal<'a>> {
         let Some(method) = Method::from_name(request.method) else {
             return Err(Refusal::UnknownMethod(request.method));
         };
-        let fields = ParamsFields::read(request.params);
-        let meta = protocol::admit_meta(fields.meta).map_err(|e| match e {
+        let meta = protocol::admit_meta(fields.meta, Some(&fields.meta_fields));
+        let meta = meta.map_err(|e| match e {
             MetaError::Invalid(message) => Refusal::Invalid(message),
             MetaError::UnsupportedVersion(v) => Refusal::Version(v),
         })?;
@@ -198,14 +202,14 @@ impl<'c, A: Registry> Server<'c, A> {
                 return Ok(Routed::Answer(Answer::List(method, start)));
             }
             Method::ToolsCall => {
-                let (call, index) = self.tool_call(ctx, &fields)?;
+                let (call, index) = self.tool_call(ctx, fields)?;
                 if let Some(violation) = self.invalid_arguments(&call, index) {
                     return Ok(Routed::Answer(Answer::InvalidArguments(violation)));
                 }
                 Call::Tool(call)
             }
-            Method::ResourcesRead => Call::Resource(self.resource_read(ctx, &fields)?),
-            Method::PromptsGet => Call::Prompt(self.prompt_get(ctx, &fields)?),
+            Method::ResourcesRead => Call::Resource(self.resource_read(ctx, fields)?),
+            Method::PromptsGet => Call::Prompt(self.prompt_get(ctx, fields)?),
             Method::Complete => Call::Complete(completion(ctx, params)?),
             Method::SubscriptionsListen => {
                 let filter = Filter::read(params).ok_or(Refusal::Invalid(
@@ -424,8 +428,9 @@ fn required_str<'a>(
         .ok_or(Refusal::Invalid(message))
 }
 
-/// The top-level members of `params` that routing reads, found in one pass over them (each
-/// `get` would walk the params again, and `arguments` can be most of the message).
+/// The top-level members of `params` that routing reads, and the members of `params._meta`
+/// that admission reads, noted while the message is scanned (each `get` would walk the
+/// params again, and `arguments` can be most of the message).
 #[derive(Clone, Copy, Default)]
 struct ParamsFields<'a> {
     meta: Option<Value<'a>>,
@@ -435,33 +440,48 @@ struct ParamsFields<'a> {
     cursor: Option<Value<'a>>,
     request_state: Option<Value<'a>>,
     input_responses: Option<Value<'a>>,
+    meta_fields: MetaFields<'a>,
+    /// Whether the member of params being scanned is `_meta`.
+    in_meta: bool,
 }
 
-impl<'a> ParamsFields<'a> {
-    fn read(params: Option<Object<'a>>) -> Self {
-        let mut fields = ParamsFields::default();
-        for (key, value) in params.into_iter().flatten() {
-            // Keys are unique (the scanner refuses duplicates), so this finds what `get` would.
-            let slot = if key.eq_str("_meta") {
-                &mut fields.meta
-            } else if key.eq_str("name") {
-                &mut fields.name
-            } else if key.eq_str("arguments") {
-                &mut fields.arguments
-            } else if key.eq_str("uri") {
-                &mut fields.uri
-            } else if key.eq_str("cursor") {
-                &mut fields.cursor
-            } else if key.eq_str("requestState") {
-                &mut fields.request_state
-            } else if key.eq_str("inputResponses") {
-                &mut fields.input_responses
-            } else {
-                continue;
-            };
-            *slot = Some(value);
+impl<'a> Visitor<'a> for ParamsFields<'a> {
+    /// Members of params (depth 1) and of an object directly in them (depth 2).
+    const DEPTH: u16 = 2;
+
+    fn enter(&mut self, depth: u16, key: JsonStr<'a>) {
+        if depth == 1 {
+            self.in_meta = key.eq_str("_meta");
         }
-        fields
+    }
+
+    fn leave(&mut self, depth: u16, key: JsonStr<'a>, value: Value<'a>) {
+        if depth == 2 {
+            if self.in_meta {
+                self.meta_fields.note(key, value);
+            }
+            return;
+        }
+        self.in_meta = false;
+        // Keys are unique (the scanner refuses duplicates), so this finds what `get` would.
+        let slot = if key.eq_str("_meta") {
+            &mut self.meta
+        } else if key.eq_str("name") {
+            &mut self.name
+        } else if key.eq_str("arguments") {
+            &mut self.arguments
+        } else if key.eq_str("uri") {
+            &mut self.uri
+        } else if key.eq_str("cursor") {
+            &mut self.cursor
+        } else if key.eq_str("requestState") {
+            &mut self.request_state
+        } else if key.eq_str("inputResponses") {
+            &mut self.input_responses
+        } else {
+            return;
+        };
+        *slot = Some(value);
     }
 }
 
