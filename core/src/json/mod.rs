@@ -13,7 +13,7 @@ mod write;
 
 pub use canonical::*;
 pub use scan::{JsonError, Limits, parse};
-pub(crate) use scan::{Unseen, Visitor, parse_visiting, view_accepted};
+pub(crate) use scan::{Key, Unseen, Visitor, parse_visiting, view_accepted};
 pub(crate) use skip::skip_value;
 pub use string::{Chars, JsonStr};
 pub use value::{Array, Items, Kind, Members, Number, Object, Value};

@@ -4,7 +4,7 @@
 //! Everything the views in [`super::value`] do afterwards relies on this pass; they never see
 //! bytes it did not accept.
 
-use super::skip::{HIGHS, bytes_below, bytes_equal, is_ws, next_hit, skip_ws};
+use super::skip::{HIGHS, bytes_below, bytes_equal, is_ws, next_hit, skip_ws, word_at};
 use super::string::JsonStr;
 use super::value::Value;
 
@@ -89,10 +89,37 @@ pub(crate) trait Visitor<'a> {
     const DEPTH: u16;
 
     /// The value of member `key` of an object at `depth` is about to be scanned.
-    fn enter(&mut self, depth: u16, key: JsonStr<'a>);
+    fn enter(&mut self, depth: u16, key: Key<'a>);
 
     /// The value of member `key` of an object at `depth` was scanned: it is `value`.
-    fn leave(&mut self, depth: u16, key: JsonStr<'a>, value: Value<'a>);
+    fn leave(&mut self, depth: u16, key: Key<'a>, value: Value<'a>);
+}
+
+/// A member's key as the scanner saw it: its text, and whether that has escapes.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Key<'a> {
+    text: JsonStr<'a>,
+    escaped: bool,
+}
+
+impl<'a> Key<'a> {
+    /// A key found by a view (which must look for escapes itself).
+    pub(crate) fn of(text: JsonStr<'a>) -> Self {
+        Key {
+            text,
+            escaped: text.has_escapes(),
+        }
+    }
+
+    /// Whether the key decodes to `name`: a comparison of bytes unless it has escapes.
+    #[inline]
+    pub(crate) fn is(self, name: &str) -> bool {
+        if self.escaped {
+            self.text.eq_str(name)
+        } else {
+            self.text.raw() == name.as_bytes()
+        }
+    }
 }
 
 /// A visitor told nothing.
@@ -101,9 +128,9 @@ pub(crate) struct Unseen;
 impl<'a> Visitor<'a> for Unseen {
     const DEPTH: u16 = 0;
 
-    fn enter(&mut self, _: u16, _: JsonStr<'a>) {}
+    fn enter(&mut self, _: u16, _: Key<'a>) {}
 
-    fn leave(&mut self, _: u16, _: JsonStr<'a>, _: Value<'a>) {}
+    fn leave(&mut self, _: u16, _: Key<'a>, _: Value<'a>) {}
 }
 
 /// [`parse`], telling `visitor` about the members of objects up to its depth.
@@ -232,21 +259,12 @@ impl<'a, V: Visitor<'a>> Scanner<'a, '_, '_, V> {
             if members > self.limits.max_members {
                 return Err(JsonError::TooManyMembers);
             }
-            let (key, escaped) = self.string()?;
-            let bits = key_bits(key, escaped);
-            if seen & bits == bits && key_seen_before(self.b.get(open..).unwrap_or_default(), key) {
-                return Err(JsonError::DuplicateKey);
-            }
-            seen |= bits;
+            let key = self.key(open, &mut seen)?;
             self.ws();
             self.expect(b':')?;
             self.ws();
             if depth <= V::DEPTH {
-                self.visitor.enter(depth, key);
-                let start = self.i;
-                self.value(depth)?;
-                let value = self.b.get(start..self.i).unwrap_or_default();
-                self.visitor.leave(depth, key, Value::from_validated(value));
+                self.visited_value(depth, key)?;
             } else {
                 self.value(depth)?;
             }
@@ -263,6 +281,32 @@ impl<'a, V: Visitor<'a>> Scanner<'a, '_, '_, V> {
                 _ => return Err(self.err()),
             }
         }
+    }
+
+    /// Scans a member's key (in the object opened at `open`) and refuses it if an earlier
+    /// member had it, which `seen` (the object's filter of key bits) rules out cheaply.
+    ///
+    /// Kept out of [`Scanner::object`] (like [`Scanner::visited_value`]) so that the frame
+    /// each nesting level costs stays small.
+    fn key(&mut self, open: usize, seen: &mut u128) -> Result<Key<'a>, JsonError> {
+        let start = self.i + 1;
+        let (text, escaped) = self.string()?;
+        let bits = key_bits(self.b, start, self.i - 1, escaped);
+        if *seen & bits == bits && key_seen_before(self.b.get(open..).unwrap_or_default(), text) {
+            return Err(JsonError::DuplicateKey);
+        }
+        *seen |= bits;
+        Ok(Key { text, escaped })
+    }
+
+    /// Scans the value of member `key` of an object at `depth`, telling the visitor.
+    fn visited_value(&mut self, depth: u16, key: Key<'a>) -> Result<(), JsonError> {
+        self.visitor.enter(depth, key);
+        let start = self.i;
+        self.value(depth)?;
+        let value = self.b.get(start..self.i).unwrap_or_default();
+        self.visitor.leave(depth, key, Value::from_validated(value));
+        Ok(())
     }
 
     fn array(&mut self, depth: u16) -> Result<(), JsonError> {
@@ -455,71 +499,61 @@ fn utf8_char(b: &[u8], j: usize) -> Option<usize> {
     Some(j + width)
 }
 
-/// Two bits of a 128-bit filter chosen by a hash of the decoded key.
+/// Two bits of a 128-bit filter chosen by a hash of the decoded key, which sits at
+/// `text[start..end]` (`escaped` when it has escapes).
 ///
-/// The hash is over the key's decoded UTF-8 bytes, so a key without escapes is hashed
-/// straight from the input, eight bytes at a time; one with escapes (rare) is decoded as it
-/// is hashed, and two spellings of one key always get the same bits.
-fn key_bits(key: JsonStr<'_>, escaped: bool) -> u128 {
-    let mut hash = KeyHash::default();
-    if escaped {
+/// The hash is of the decoded text's length and of its first and last eight bytes, so a key
+/// without escapes is hashed straight from the input with two loads; one with escapes (rare)
+/// is decoded as it is hashed, and two spellings of one key always get the same bits. Keys
+/// that share those bytes only cost a rescan of the object's earlier keys.
+fn key_bits(text: &[u8], start: usize, end: usize, escaped: bool) -> u128 {
+    let raw = text.get(start..end).unwrap_or_default();
+    let (len, first, last) = if escaped {
+        let mut hash = KeyWords::default();
         let mut utf8 = [0u8; 4];
-        for c in key.chars() {
-            hash.bytes(c.encode_utf8(&mut utf8).as_bytes());
+        for c in JsonStr::from_validated(raw).chars() {
+            for &byte in c.encode_utf8(&mut utf8).as_bytes() {
+                hash.push(byte);
+            }
         }
+        (hash.len, hash.first, hash.last)
     } else {
-        hash.bytes(key.raw());
-    }
-    let h = hash.finish();
-    (1u128 << (h >> 57)) | (1u128 << ((h >> 50) & 127))
-}
-
-/// A streaming hash of a byte string, by eight-byte words: the same bytes give the same hash
-/// however they are split between calls.
-#[derive(Default)]
-struct KeyHash {
-    state: u64,
-    /// Bytes of the current, incomplete word.
-    pending: [u8; 8],
-    pending_len: usize,
-    total: usize,
-}
-
-impl KeyHash {
+        let first = match word_at(text, start) {
+            // Eight bytes from the key's start, cut to the key (the text goes on after it).
+            Some(word) if raw.len() < 8 => word & ((1u64 << (8 * raw.len())) - 1),
+            Some(word) => word,
+            None => raw.iter().rev().fold(0, |w, &b| (w << 8) | u64::from(b)),
+        };
+        let last = match raw.len().checked_sub(8) {
+            Some(from) => word_at(raw, from).unwrap_or(first),
+            None => first,
+        };
+        (raw.len(), first, last)
+    };
     const K: u64 = 0x9e37_79b9_7f4a_7c15;
+    let h = ((((len as u64).wrapping_mul(K) ^ first).wrapping_mul(K)) ^ last).wrapping_mul(K);
+    let bit = |n: u64| 1u128 << (n & 127);
+    bit(h >> 57) | bit(h >> 50)
+}
 
-    fn mix(&mut self, word: u64) {
-        self.state = (self.state ^ word).wrapping_mul(Self::K);
-    }
+/// The length and the first and last eight bytes (little-endian, zero-padded when shorter)
+/// of bytes pushed one at a time.
+#[derive(Default)]
+struct KeyWords {
+    len: usize,
+    first: u64,
+    last: u64,
+}
 
-    fn bytes(&mut self, mut bytes: &[u8]) {
-        self.total += bytes.len();
-        if self.pending_len == 0 {
-            while let Some((word, rest)) = bytes.split_first_chunk::<8>() {
-                self.mix(u64::from_le_bytes(*word));
-                bytes = rest;
-            }
+impl KeyWords {
+    fn push(&mut self, byte: u8) {
+        if self.len < 8 {
+            self.first |= u64::from(byte) << (8 * self.len);
+            self.last = self.first;
+        } else {
+            self.last = (self.last >> 8) | (u64::from(byte) << 56);
         }
-        for &byte in bytes {
-            if let Some(slot) = self.pending.get_mut(self.pending_len) {
-                *slot = byte;
-            }
-            self.pending_len += 1;
-            if self.pending_len == 8 {
-                self.mix(u64::from_le_bytes(self.pending));
-                self.pending = [0; 8];
-                self.pending_len = 0;
-            }
-        }
-    }
-
-    /// The hash; its high bits depend on every byte.
-    fn finish(mut self) -> u64 {
-        if self.pending_len > 0 {
-            self.mix(u64::from_le_bytes(self.pending));
-        }
-        self.mix(self.total as u64);
-        self.state
+        self.len += 1;
     }
 }
 
@@ -543,21 +577,27 @@ mod tests {
     use super::*;
 
     #[test]
-    fn key_hash_does_not_depend_on_how_bytes_arrive() {
-        let text = b"io.modelcontextprotocol/protocolVersion";
-        for n in 0..=text.len() {
-            let whole = {
-                let mut h = KeyHash::default();
-                h.bytes(&text[..n]);
-                h.finish()
-            };
-            for split in 0..=n {
-                let mut h = KeyHash::default();
-                h.bytes(&text[..split]);
-                for byte in &text[split..n] {
-                    h.bytes(core::slice::from_ref(byte));
-                }
-                assert_eq!(h.finish(), whole, "{n} {split}");
+    fn escaped_and_plain_keys_hash_alike() {
+        let pairs = [
+            (r#""a""#, r#""\u0061""#),
+            (r#""abcdefgh""#, r#""abcdefg\u0068""#),
+            (
+                r#""io.modelcontextprotocol/protocolVersion""#,
+                r#""io.model\u0063ontextprotocol/protocol\u0056ersion""#,
+            ),
+            (r#""é😀xyzxyz""#, r#""\u00e9\ud83d\ude00xyzxyz""#),
+            (r#""""#, r#""""#),
+        ];
+        for (plain, escaped) in pairs {
+            let (p, e) = (plain.as_bytes(), escaped.as_bytes());
+            // Keys at the end of the text (fewer than eight bytes after their start) too.
+            for tail in ["", ":1234567890"] {
+                let mut text = std::vec::Vec::from(p);
+                text.extend_from_slice(tail.as_bytes());
+                let ours = key_bits(&text, 1, p.len() - 1, false);
+                let mut text = std::vec::Vec::from(e);
+                text.extend_from_slice(tail.as_bytes());
+                assert_eq!(ours, key_bits(&text, 1, e.len() - 1, true), "{plain}");
             }
         }
     }

@@ -43,6 +43,26 @@ pub(crate) fn next_hit(b: &[u8], mut j: usize, hits: impl Fn(u64) -> u64) -> usi
     j
 }
 
+/// Whether `b` holds a backslash (eight bytes at a time; keys and names are short, and a
+/// call to `memchr` costs more than they do).
+#[inline]
+pub(crate) fn has_backslash(b: &[u8]) -> bool {
+    let mut j = 0;
+    while let Some(word) = word_at(b, j) {
+        if bytes_equal(word, b'\\') != 0 {
+            return true;
+        }
+        j += 8;
+    }
+    // Fewer than eight left: looked at in place (`contains` would call `memchr`).
+    for &c in b.get(j..).unwrap_or_default() {
+        if c == b'\\' {
+            return true;
+        }
+    }
+    false
+}
+
 /// Whether `byte` is JSON whitespace.
 #[inline(always)]
 pub(crate) const fn is_ws(byte: u8) -> bool {

@@ -1,5 +1,7 @@
 //! Escaped JSON string contents, compared and decoded without allocating.
 
+use super::skip::has_backslash;
+
 /// The contents of a validated JSON string, still escaped (without the quotes).
 #[derive(Clone, Copy)]
 pub struct JsonStr<'a> {
@@ -29,6 +31,12 @@ impl PartialEq for JsonStr<'_> {
         // Every escape decodes to fewer bytes than it takes: text without escapes decodes to
         // itself, so different bytes can only decode alike if the longer side (both, at
         // equal lengths) has escapes.
+        if let (Some(&x), Some(&y)) = (a.first(), b.first()) {
+            if x != y && x != b'\\' && y != b'\\' {
+                // Neither starts with an escape: each starts with its first byte.
+                return false;
+            }
+        }
         let escapes = match a.len().cmp(&b.len()) {
             core::cmp::Ordering::Less => other.has_escapes(),
             core::cmp::Ordering::Equal => self.has_escapes() && other.has_escapes(),
@@ -52,7 +60,7 @@ impl<'a> JsonStr<'a> {
 
     /// Whether any escape sequence occurs.
     pub fn has_escapes(&self) -> bool {
-        self.raw.contains(&b'\\')
+        has_backslash(self.raw)
     }
 
     /// The text itself when it needs no unescaping.
@@ -71,7 +79,11 @@ impl<'a> JsonStr<'a> {
         match self.raw.len().cmp(&s.len()) {
             core::cmp::Ordering::Less => false,
             core::cmp::Ordering::Equal => self.raw == s.as_bytes() && !self.has_escapes(),
-            core::cmp::Ordering::Greater => self.has_escapes() && self.chars().eq(s.chars()),
+            core::cmp::Ordering::Greater => match (self.raw.first(), s.as_bytes().first()) {
+                // Text that does not start with an escape starts with its first byte.
+                (Some(&first), Some(&wanted)) if first != b'\\' && first != wanted => false,
+                _ => self.has_escapes() && self.chars().eq(s.chars()),
+            },
         }
     }
 

@@ -78,6 +78,7 @@ impl<'b> Writer<'b> {
     }
 
     /// Appends bytes that are already valid JSON text (or punctuation) verbatim.
+    #[inline]
     pub fn raw(&mut self, bytes: &[u8]) -> &mut Self {
         let end = self.len + bytes.len();
         if let Some(dst) = self.buf.get_mut(self.len..end) {

@@ -4,7 +4,7 @@ use super::{
     ClientCapabilities, META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL,
     META_PROTOCOL_VERSION, SUPPORTED_VERSIONS,
 };
-use crate::json::{JsonStr, Object, Value};
+use crate::json::{JsonStr, Key, Object, Value};
 
 /// Minimum severity of log notifications a request asked for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -162,23 +162,23 @@ impl<'a> MetaFields<'a> {
     fn read(meta: Object<'a>) -> Self {
         let mut fields = MetaFields::default();
         for (key, value) in meta {
-            fields.note(key, value);
+            fields.note(Key::of(key), value);
         }
         fields
     }
 
     /// Notes member `key` of `_meta` if admission reads it. Keys are unique (the scanner
     /// refuses duplicates), so this finds what `get` would.
-    pub(crate) fn note(&mut self, key: JsonStr<'a>, value: Value<'a>) {
-        let slot = if key.eq_str(META_PROTOCOL_VERSION) {
+    pub(crate) fn note(&mut self, key: Key<'a>, value: Value<'a>) {
+        let slot = if key.is(META_PROTOCOL_VERSION) {
             &mut self.version
-        } else if key.eq_str(META_CLIENT_CAPABILITIES) {
+        } else if key.is(META_CLIENT_CAPABILITIES) {
             &mut self.capabilities
-        } else if key.eq_str(META_CLIENT_INFO) {
+        } else if key.is(META_CLIENT_INFO) {
             &mut self.client_info
-        } else if key.eq_str("progressToken") {
+        } else if key.is("progressToken") {
             &mut self.progress_token
-        } else if key.eq_str(META_LOG_LEVEL) {
+        } else if key.is(META_LOG_LEVEL) {
             &mut self.log_level
         } else {
             return;

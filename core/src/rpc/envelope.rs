@@ -2,7 +2,7 @@
 
 use super::{ErrorCode, Id};
 use crate::json::{
-    JsonStr, Limits, Object, Unseen, Value, Visitor, parse_visiting as parse_visiting_json,
+    JsonStr, Key, Limits, Object, Unseen, Value, Visitor, parse_visiting as parse_visiting_json,
 };
 
 /// A request: it has an id and must be answered.
@@ -153,15 +153,15 @@ struct Envelope<'a, 'v, V> {
 impl<'a, V: Visitor<'a>> Visitor<'a> for Envelope<'a, '_, V> {
     const DEPTH: u16 = V::DEPTH + 1;
 
-    fn enter(&mut self, depth: u16, key: JsonStr<'a>) {
+    fn enter(&mut self, depth: u16, key: Key<'a>) {
         if depth == 1 {
-            self.in_params = key.eq_str("params");
+            self.in_params = key.is("params");
         } else if self.in_params {
             self.params.enter(depth - 1, key);
         }
     }
 
-    fn leave(&mut self, depth: u16, key: JsonStr<'a>, value: Value<'a>) {
+    fn leave(&mut self, depth: u16, key: Key<'a>, value: Value<'a>) {
         if depth > 1 {
             if self.in_params {
                 self.params.leave(depth - 1, key, value);
@@ -171,17 +171,17 @@ impl<'a, V: Visitor<'a>> Visitor<'a> for Envelope<'a, '_, V> {
         self.in_params = false;
         // Keys are unique (the scanner refuses duplicates), so each is noted at most once.
         let fields = &mut self.fields;
-        if key.eq_str("id") {
+        if key.is("id") {
             fields.id = Some(value);
-        } else if key.eq_str("jsonrpc") {
+        } else if key.is("jsonrpc") {
             fields.jsonrpc = Some(value);
-        } else if key.eq_str("method") {
+        } else if key.is("method") {
             fields.method = Some(value);
-        } else if key.eq_str("params") {
+        } else if key.is("params") {
             fields.params = Some(value);
-        } else if key.eq_str("result") {
+        } else if key.is("result") {
             fields.result = true;
-        } else if key.eq_str("error") {
+        } else if key.is("error") {
             fields.error = true;
         }
     }

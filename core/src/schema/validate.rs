@@ -2,7 +2,7 @@
 
 use core::cmp::Ordering;
 
-use crate::json::{Array, JsonStr, Kind, Number, Value};
+use crate::json::{Array, JsonStr, Kind, Number, Object, Value};
 
 use super::Options;
 use super::decimal::Decimal;
@@ -20,7 +20,17 @@ pub(crate) struct Validator<'a> {
     report_root: Value<'a>,
     max_depth: u16,
     steps_left: u32,
+    /// The keywords of the schema objects read last, with where each object starts and its
+    /// length: one schema applied to many values (the `items` of an array, the properties of
+    /// its items) is read once.
+    recent: [Option<(usize, usize, Keywords<'a>)>; RECENT],
+    /// The entry of `recent` to replace next.
+    next_recent: usize,
 }
+
+/// How many schema objects' keywords a validation keeps at hand (each costs the size of
+/// [`Keywords`], about 500 bytes on a 64-bit target).
+const RECENT: usize = 8;
 
 type Outcome<'a> = Result<(), Violation<'a>>;
 
@@ -35,7 +45,26 @@ impl<'a> Validator<'a> {
             report_root,
             max_depth: options.max_depth,
             steps_left: options.max_steps,
+            recent: [None; RECENT],
+            next_recent: 0,
         }
+    }
+
+    /// The keywords of `object`, read from it unless they are among the recent ones.
+    /// Reading is a pure function of the schema text, so a recalled result is the same.
+    fn keywords(&mut self, object: Object<'a>) -> Result<Keywords<'a>, &'static str> {
+        let raw = object.as_value().raw();
+        let (start, len) = (raw.as_ptr() as usize, raw.len());
+        let known = self.recent.iter().flatten();
+        if let Some((_, _, k)) = known.into_iter().find(|(s, l, _)| *s == start && *l == len) {
+            return Ok(*k);
+        }
+        let k = Keywords::collect(object)?;
+        if let Some(slot) = self.recent.get_mut(self.next_recent % RECENT) {
+            *slot = Some((start, len, k));
+        }
+        self.next_recent = self.next_recent.wrapping_add(1);
+        Ok(k)
     }
 
     fn fail(&self, reason: Reason<'a>, at: Value<'a>) -> Violation<'a> {
@@ -82,18 +111,6 @@ impl<'a> Validator<'a> {
 
     /// Validates `inst` against `schema` (`depth` schemas deep).
     pub(crate) fn node(&mut self, schema: Value<'a>, inst: Value<'a>, depth: u16) -> Outcome<'a> {
-        self.node_with(schema, &mut None, inst, depth)
-    }
-
-    /// [`Validator::node`], reading the schema's keywords only when `keywords` does not hold
-    /// them yet (the items of one array share the keywords of their `items` schema).
-    fn node_with(
-        &mut self,
-        schema: Value<'a>,
-        keywords: &mut Option<Keywords<'a>>,
-        inst: Value<'a>,
-        depth: u16,
-    ) -> Outcome<'a> {
         self.enter(depth, inst, schema.raw().len())?;
         match schema.as_bool() {
             Some(true) => return Ok(()),
@@ -103,14 +120,10 @@ impl<'a> Validator<'a> {
         let Some(object) = schema.as_object() else {
             return Err(self.fail(Reason::BadSchema { keyword: "" }, inst));
         };
-        let k = match keywords {
-            Some(k) => k,
-            None => keywords.insert(
-                Keywords::collect(object)
-                    .map_err(|keyword| self.fail(Reason::BadSchema { keyword }, inst))?,
-            ),
-        };
-        self.apply(k, inst, depth)
+        let k = self
+            .keywords(object)
+            .map_err(|keyword| self.fail(Reason::BadSchema { keyword }, inst))?;
+        self.apply(&k, inst, depth)
     }
 
     /// Applies the keywords of a schema object to `inst`.
@@ -292,16 +305,10 @@ impl<'a> Validator<'a> {
             None => (k.prefix_items.map(|p| p.iter()), k.items),
         };
         if positional.is_some() || rest.is_some() {
-            // The keywords of `rest`, read once for all the items it applies to.
-            let mut shared = None;
             for item in array {
-                match positional.as_mut().and_then(Iterator::next) {
-                    Some(schema) => self.node(schema, item, next)?,
-                    None => {
-                        if let Some(schema) = rest {
-                            self.node_with(schema, &mut shared, item, next)?;
-                        }
-                    }
+                let schema = positional.as_mut().and_then(Iterator::next).or(rest);
+                if let Some(schema) = schema {
+                    self.node(schema, item, next)?;
                 }
             }
         }

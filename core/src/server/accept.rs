@@ -10,7 +10,7 @@ use super::reply::whole_error;
 use super::subscription::{Filter, Subscription};
 use super::verified::Verified;
 use super::{Config, Registry, RequestContext, Round, lists, uri_template};
-use crate::json::{BufferTooSmall, JsonStr, Object, Value, Visitor, Writer};
+use crate::json::{BufferTooSmall, JsonStr, Key, Object, Value, Visitor, Writer};
 use crate::protocol::{self, MetaError, MetaFields, Method, SUPPORTED_VERSIONS};
 use crate::rpc::{self, ErrorCode, Id, Incoming, Request};
 use crate::schema::Options as SchemaOptions;
@@ -449,13 +449,13 @@ impl<'a> Visitor<'a> for ParamsFields<'a> {
     /// Members of params (depth 1) and of an object directly in them (depth 2).
     const DEPTH: u16 = 2;
 
-    fn enter(&mut self, depth: u16, key: JsonStr<'a>) {
+    fn enter(&mut self, depth: u16, key: Key<'a>) {
         if depth == 1 {
-            self.in_meta = key.eq_str("_meta");
+            self.in_meta = key.is("_meta");
         }
     }
 
-    fn leave(&mut self, depth: u16, key: JsonStr<'a>, value: Value<'a>) {
+    fn leave(&mut self, depth: u16, key: Key<'a>, value: Value<'a>) {
         if depth == 2 {
             if self.in_meta {
                 self.meta_fields.note(key, value);
@@ -464,19 +464,19 @@ impl<'a> Visitor<'a> for ParamsFields<'a> {
         }
         self.in_meta = false;
         // Keys are unique (the scanner refuses duplicates), so this finds what `get` would.
-        let slot = if key.eq_str("_meta") {
+        let slot = if key.is("_meta") {
             &mut self.meta
-        } else if key.eq_str("name") {
+        } else if key.is("name") {
             &mut self.name
-        } else if key.eq_str("arguments") {
+        } else if key.is("arguments") {
             &mut self.arguments
-        } else if key.eq_str("uri") {
+        } else if key.is("uri") {
             &mut self.uri
-        } else if key.eq_str("cursor") {
+        } else if key.is("cursor") {
             &mut self.cursor
-        } else if key.eq_str("requestState") {
+        } else if key.is("requestState") {
             &mut self.request_state
-        } else if key.eq_str("inputResponses") {
+        } else if key.is("inputResponses") {
             &mut self.input_responses
         } else {
             return;
