@@ -7,6 +7,7 @@
 //!   `conformance-server` binary).
 
 pub mod boundary;
+pub mod client_harness;
 pub mod conformance;
 pub mod fixture;
 pub mod harness;
