@@ -1,7 +1,7 @@
 //! Canonical digest of a JSON value (object key order ignored, array order and number kind
 //! kept): see [`canonical_digest`].
 
-use super::skip::{skip_string, skip_value, skip_ws};
+use super::skip::{has_backslash, skip_string, skip_value, skip_ws};
 use super::string::JsonStr;
 use super::value::{Kind, Object, Value};
 use core::cmp::Ordering;
@@ -81,18 +81,22 @@ impl core::error::Error for TooDeep {}
 ///
 /// # Cost
 ///
-/// No memory beyond the stack frames of the recursion (about 300 bytes per object level,
-/// most of it the eight-member window), whose depth is that of the value (bounded by the
-/// parse depth limit, and refused beyond [`CANONICAL_MAX_DEPTH`]). Time is linear in the
+/// A value with at most 48 members and items in all (tool arguments, request params) is laid
+/// out in one pass into about 1 KiB of stack and emitted from that layout, each object's
+/// members sorted by insertion. A larger one is emitted by rescanning instead, with no
+/// memory beyond the stack frames of the recursion (about 300 bytes per object level, most
+/// of it the eight-member window), whose depth is that of the value (bounded by the parse
+/// depth limit, and refused beyond [`CANONICAL_MAX_DEPTH`]); time is then linear in the
 /// bytes of arrays and scalars and, for each object, proportional to its size times
-/// `1 + members / 8` passes.
+/// `1 + members / 8` passes. Small pieces of the encoding reach the sink gathered into
+/// pieces of up to 64 bytes.
 ///
 /// On error the sink has received part of an encoding and should be discarded.
 pub fn canonical_digest<S: DigestSink + ?Sized>(
     value: Value<'_>,
     sink: &mut S,
 ) -> Result<(), TooDeep> {
-    emit_value(value, sink, 0)
+    canonical_digest_excluding(value, &[], sink)
 }
 
 /// Like [`canonical_digest`], but when `value` is an object its top-level members named in
@@ -102,9 +106,339 @@ pub fn canonical_digest_excluding<S: DigestSink + ?Sized>(
     excluded: &[&str],
     sink: &mut S,
 ) -> Result<(), TooDeep> {
+    // Values with at most `NODES` members and items in all are laid out once and emitted
+    // from that layout; larger ones are emitted by rescanning, in bounded memory.
+    let mut tree = Tree::new(value.raw());
+    match tree.build() {
+        Built::Done => {
+            let mut sink = Batched::new(sink);
+            tree.emit(tree.root(), excluded, &mut sink);
+            sink.flush();
+            return Ok(());
+        }
+        Built::TooDeep => return Err(TooDeep),
+        Built::Large => {}
+    }
     match value.as_object() {
         Some(object) => emit_object(object, excluded, sink, 1),
         None => emit_value(value, sink, 0),
+    }
+}
+
+/// Members and items [`Tree`] can lay out (each costs 20 bytes of stack).
+const NODES: usize = 48;
+
+/// A member or item of a container in a [`Tree`]: where its key (empty for an item) and its
+/// value are, and the index of the first node after its own subtree.
+#[derive(Clone, Copy, Default)]
+struct Node {
+    key: (u32, u32),
+    value: (u32, u32),
+    next: u16,
+}
+
+/// The layout of a small value: every member and item of its containers in document
+/// order (a container's children follow it; each child's `next` leads to its next sibling),
+/// found in one pass, so that emitting in key order needs no rescanning.
+struct Tree<'a> {
+    text: &'a [u8],
+    nodes: [Node; NODES],
+    len: usize,
+}
+
+/// How laying a value out went.
+enum Built {
+    Done,
+    /// Nested deeper than [`CANONICAL_MAX_DEPTH`].
+    TooDeep,
+    /// More than [`NODES`] members and items (or not laid out for another reason): the
+    /// rescanning emitter takes it.
+    Large,
+}
+
+impl<'a> Tree<'a> {
+    fn new(text: &'a [u8]) -> Self {
+        Tree {
+            text,
+            nodes: [Node::default(); NODES],
+            len: 0,
+        }
+    }
+
+    /// The root: the whole text, its children from node 0 to the end.
+    fn root(&self) -> Node {
+        Node {
+            key: (0, 0),
+            value: (0, u32::try_from(self.text.len()).unwrap_or(u32::MAX)),
+            next: u16::try_from(self.len).unwrap_or(u16::MAX),
+        }
+    }
+
+    fn build(&mut self) -> Built {
+        if u32::try_from(self.text.len()).is_err() {
+            return Built::Large;
+        }
+        match self.value(0, 0) {
+            Ok(end) if end == self.text.len() => Built::Done,
+            Ok(_) => Built::Large,
+            Err(built) => built,
+        }
+    }
+
+    /// Lays out the value at `i` (inside containers `depth` deep) and returns its end.
+    fn value(&mut self, i: usize, depth: u16) -> Result<usize, Built> {
+        match self.text.get(i) {
+            Some(b'{' | b'[') => self.container(i, depth + 1),
+            _ => skip_value(self.text, i).ok_or(Built::Large),
+        }
+    }
+
+    /// Lays out the children of the container at `i` (itself at `depth`), returns its end.
+    fn container(&mut self, i: usize, depth: u16) -> Result<usize, Built> {
+        if depth > CANONICAL_MAX_DEPTH {
+            return Err(Built::TooDeep);
+        }
+        let text = self.text;
+        let object = text.get(i) == Some(&b'{');
+        let mut j = skip_ws(text, i + 1);
+        if matches!(text.get(j), Some(b'}' | b']')) {
+            return Ok(j + 1);
+        }
+        loop {
+            let mut key = (0, 0);
+            if object {
+                let key_end = skip_string(text, j).ok_or(Built::Large)?;
+                key = (offset(j + 1)?, offset(key_end - 1)?);
+                j = skip_ws(text, key_end);
+                if text.get(j) != Some(&b':') {
+                    return Err(Built::Large);
+                }
+                j = skip_ws(text, j + 1);
+            }
+            let at = self.len;
+            let slot = self.nodes.get_mut(at).ok_or(Built::Large)?;
+            slot.key = key;
+            self.len += 1;
+            let end = self.value(j, depth)?;
+            let next = u16::try_from(self.len).map_err(|_| Built::Large)?;
+            if let Some(node) = self.nodes.get_mut(at) {
+                node.value = (offset(j)?, offset(end)?);
+                node.next = next;
+            }
+            j = skip_ws(text, end);
+            match text.get(j) {
+                Some(b',') => j = skip_ws(text, j + 1),
+                Some(b'}' | b']') => return Ok(j + 1),
+                _ => return Err(Built::Large),
+            }
+        }
+    }
+
+    fn slice(&self, (start, end): (u32, u32)) -> &'a [u8] {
+        self.text
+            .get(start as usize..end as usize)
+            .unwrap_or_default()
+    }
+
+    fn key(&self, node: Node) -> JsonStr<'a> {
+        JsonStr::from_validated(self.slice(node.key))
+    }
+
+    /// The children of `node` (nodes from `first` up to `node.next`).
+    fn children(&self, first: usize, node: Node) -> impl Iterator<Item = (usize, Node)> + '_ {
+        let stop = usize::from(node.next);
+        let mut at = first;
+        core::iter::from_fn(move || {
+            if at >= stop {
+                return None;
+            }
+            let child = *self.nodes.get(at)?;
+            let found = (at, child);
+            at = usize::from(child.next).max(at + 1);
+            Some(found)
+        })
+    }
+
+    /// Emits the value of `node`, whose children start at node `first`.
+    fn emit_at<S: DigestSink + ?Sized>(
+        &self,
+        first: usize,
+        node: Node,
+        excluded: &[&str],
+        sink: &mut Batched<'_, S>,
+    ) {
+        let raw = self.slice(node.value);
+        match raw.first() {
+            Some(b'[') => {
+                sink.byte(b'[');
+                for (at, child) in self.children(first, node) {
+                    self.emit_at(at + 1, child, &[], sink);
+                }
+                sink.byte(b']');
+            }
+            Some(b'{') => {
+                sink.byte(b'{');
+                // The members' nodes in key order, by insertion from the end (members often
+                // come sorted); keys are unique, as the scanner refused duplicates.
+                let mut order = [0u16; NODES];
+                let mut count = 0;
+                for (at, child) in self.children(first, node) {
+                    let key = self.key(child);
+                    let mut place = count;
+                    while place > 0 {
+                        let before = order.get(place - 1).map_or(0, |&i| usize::from(i));
+                        let earlier = self.nodes.get(before).map(|&n| self.key(n));
+                        if earlier.is_some_and(|k| compare_keys(k, key) == Ordering::Greater) {
+                            place -= 1;
+                        } else {
+                            break;
+                        }
+                    }
+                    let mut slot = count;
+                    while slot > place {
+                        if let Some(moved) = order.get(slot - 1).copied() {
+                            if let Some(into) = order.get_mut(slot) {
+                                *into = moved;
+                            }
+                        }
+                        slot -= 1;
+                    }
+                    if let Some(into) = order.get_mut(place) {
+                        *into = u16::try_from(at).unwrap_or(u16::MAX);
+                    }
+                    count += 1;
+                }
+                for &at in order.get(..count).unwrap_or_default() {
+                    let at = usize::from(at);
+                    let Some(&child) = self.nodes.get(at) else {
+                        continue;
+                    };
+                    let key = self.key(child);
+                    if !excluded.iter().any(|name| key.eq_str(name)) {
+                        sink.string(key.raw());
+                        self.emit_at(at + 1, child, &[], sink);
+                    }
+                }
+                sink.byte(b'}');
+            }
+            // Scalars and strings need no layout; depth was checked while laying out.
+            Some(b'"') => sink.string(raw.get(1..raw.len() - 1).unwrap_or_default()),
+            Some(b'n') => sink.byte(b'n'),
+            Some(b't') => sink.byte(b't'),
+            Some(b'f') => sink.byte(b'f'),
+            _ => {
+                let integer = !raw.iter().any(|b| matches!(b, b'.' | b'e' | b'E'));
+                sink.header(if integer { b'i' } else { b'd' }, raw.len());
+                sink.bytes(raw);
+            }
+        }
+    }
+
+    fn emit<S: DigestSink + ?Sized>(
+        &self,
+        root: Node,
+        excluded: &[&str],
+        sink: &mut Batched<'_, S>,
+    ) {
+        self.emit_at(0, root, excluded, sink);
+    }
+}
+
+/// `i` as a node offset.
+fn offset(i: usize) -> Result<u32, Built> {
+    u32::try_from(i).map_err(|_| Built::Large)
+}
+
+/// Writes the encoding into a small buffer and hands the sink 64-byte pieces (a hash absorbs
+/// one block faster than many small updates); long strings go straight through.
+struct Batched<'s, S: ?Sized> {
+    sink: &'s mut S,
+    buf: [u8; BATCH],
+    len: usize,
+}
+
+const BATCH: usize = 64;
+
+impl<'s, S: DigestSink + ?Sized> Batched<'s, S> {
+    fn new(sink: &'s mut S) -> Self {
+        Batched {
+            sink,
+            buf: [0; BATCH],
+            len: 0,
+        }
+    }
+
+    fn flush(&mut self) {
+        if self.len > 0 {
+            self.sink
+                .update(self.buf.get(..self.len).unwrap_or_default());
+            self.len = 0;
+        }
+    }
+
+    /// Makes room for `n` more bytes (at most [`BATCH`]).
+    fn room(&mut self, n: usize) {
+        if self.len + n > BATCH {
+            self.flush();
+        }
+    }
+
+    fn byte(&mut self, byte: u8) {
+        self.room(1);
+        if let Some(slot) = self.buf.get_mut(self.len) {
+            *slot = byte;
+            self.len += 1;
+        }
+    }
+
+    fn bytes(&mut self, bytes: &[u8]) {
+        if bytes.len() > 16 {
+            self.flush();
+            self.sink.update(bytes);
+            return;
+        }
+        // Short: byte by byte into the buffer, cheaper than a call to copy them.
+        self.room(bytes.len());
+        for &byte in bytes {
+            if let Some(slot) = self.buf.get_mut(self.len) {
+                *slot = byte;
+                self.len += 1;
+            }
+        }
+    }
+
+    /// A tag and a length (LEB128), as [`emit_header`] writes them.
+    fn header(&mut self, tag: u8, len: usize) {
+        self.room(11);
+        self.byte(tag);
+        let mut rest = len as u64;
+        loop {
+            let low = (rest & 0x7f) as u8;
+            rest >>= 7;
+            if rest == 0 {
+                self.byte(low);
+                return;
+            }
+            self.byte(low | 0x80);
+        }
+    }
+
+    /// A string, from its escaped text, as [`emit_str`] writes it.
+    fn string(&mut self, raw: &[u8]) {
+        if !has_backslash(raw) {
+            // Validated UTF-8 without escapes is its own decoded text.
+            self.header(b's', raw.len());
+            self.bytes(raw);
+            return;
+        }
+        let text = JsonStr::from_validated(raw);
+        self.header(b's', text.decoded_len());
+        let mut utf8 = [0u8; 4];
+        for c in text.chars() {
+            for &byte in c.encode_utf8(&mut utf8).as_bytes() {
+                self.byte(byte);
+            }
+        }
     }
 }
 
@@ -199,17 +533,29 @@ fn emit_object<S: DigestSink + ?Sized>(
                 continue;
             }
             remaining += 1;
-            let held = window.get(..filled).unwrap_or_default();
-            let at = held.partition_point(|(k, _)| compare_keys(*k, key) == Ordering::Less);
+            // Insertion into the sorted window, from its end (members often come sorted).
+            let mut at = filled;
+            while at > 0 {
+                match window.get(at - 1) {
+                    Some(&(k, _)) if compare_keys(k, key) == Ordering::Greater => at -= 1,
+                    _ => break,
+                }
+            }
             if at >= WINDOW {
                 continue;
             }
             let end = (filled + 1).min(WINDOW);
-            if let Some(slots) = window.get_mut(at..end) {
-                slots.rotate_right(1);
-                if let Some(slot) = slots.first_mut() {
-                    *slot = (key, value);
+            let mut slot = end - 1;
+            while slot > at {
+                if let Some(moved) = window.get(slot - 1).copied() {
+                    if let Some(into) = window.get_mut(slot) {
+                        *into = moved;
+                    }
                 }
+                slot -= 1;
+            }
+            if let Some(into) = window.get_mut(at) {
+                *into = (key, value);
             }
             filled = end;
         }
@@ -266,7 +612,7 @@ fn emit_header<S: DigestSink + ?Sized>(tag: u8, len: usize, sink: &mut S) {
 
 fn emit_str<S: DigestSink + ?Sized>(s: JsonStr<'_>, sink: &mut S) {
     let raw = s.raw();
-    if !raw.contains(&b'\\') {
+    if !has_backslash(raw) {
         // Validated UTF-8 without escapes is its own decoded text.
         emit_header(b's', raw.len(), sink);
         sink.update(raw);
@@ -526,6 +872,63 @@ mod tests {
             while walk.item().is_some() {}
             let _ = skip_value(junk, 0);
         }
+    }
+
+    /// The encoding through the layout and through rescanning (what values with more than
+    /// `NODES` members and items get), for the same value.
+    fn both_ways(text: &str, excluded: &[&str]) -> (std::vec::Vec<u8>, std::vec::Vec<u8>) {
+        let value = parse(text.as_bytes(), &Limits::default()).expect(text);
+        let mut laid_out = std::vec::Vec::new();
+        let mut tree = Tree::new(value.raw());
+        assert!(matches!(tree.build(), Built::Done), "{text}");
+        let mut sink = |b: &[u8]| laid_out.extend_from_slice(b);
+        let mut batched = Batched::new(&mut sink);
+        tree.emit(tree.root(), excluded, &mut batched);
+        batched.flush();
+        let mut rescanned = std::vec::Vec::new();
+        let mut sink = |b: &[u8]| rescanned.extend_from_slice(b);
+        match value.as_object() {
+            Some(object) => emit_object(object, excluded, &mut sink, 1).unwrap(),
+            None => emit_value(value, &mut sink, 0).unwrap(),
+        }
+        (laid_out, rescanned)
+    }
+
+    #[test]
+    fn layout_and_rescanning_agree() {
+        let long = "\\u00e9x".repeat(30);
+        let texts = [
+            "null".into(),
+            "-12.5e3".into(),
+            r#""plain""#.into(),
+            std::format!(r#""{long}""#),
+            "[]".into(),
+            "{}".into(),
+            r#"{"b":[1,{"z":null,"y":[true,false]}],"a":{},"\u0061b":"x\ny","é":1.0}"#.into(),
+            r#"{"requestState":"s","name":"x","_meta":{"k":1},"arguments":{"_meta":2}}"#.into(),
+            std::format!(r#"{{"k":"{long}","j":["{long}",{{"{long}":1}}]}}"#),
+            r#"[[[[[[[[1]]]]]]],{"x":{"y":{"z":[]}}}]"#.into(),
+        ];
+        for text in &texts {
+            for excluded in [&[][..], &NON_SALIENT_PARAMS_KEYS[..]] {
+                let (a, b) = both_ways(text, excluded);
+                assert_eq!(a, b, "{text}");
+            }
+        }
+        // Beyond the layout's capacity the rescanning emitter takes over.
+        let wide: std::string::String = (0..60)
+            .map(|i| std::format!(r#""k{}":[{i}]"#, 59 - i))
+            .collect::<std::vec::Vec<_>>()
+            .join(",");
+        let wide = std::format!("{{{wide}}}");
+        let value = parse(wide.as_bytes(), &Limits::default()).unwrap();
+        assert!(matches!(Tree::new(value.raw()).build(), Built::Large));
+        let mut r = Recorder::new();
+        canonical_digest(value, &mut r).unwrap();
+        assert!(
+            r.as_slice()
+                .starts_with(b"{s\x02k0[i\x0259]s\x02k1[i\x0258]")
+        );
     }
 
     #[test]
