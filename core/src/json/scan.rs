@@ -251,9 +251,9 @@ impl<'a, V: Visitor<'a>> Scanner<'a, '_, '_, V> {
             return Ok(());
         }
         let mut members: u16 = 0;
-        // A 128-bit Bloom filter of key hashes: earlier keys are only rescanned when a new
-        // key's bits are already set, which keeps the common case linear.
-        let mut seen: u128 = 0;
+        // A Bloom filter of key hashes: earlier keys are only rescanned when a new key's
+        // bits are already set, which keeps the common case linear.
+        let mut seen = KeyFilter::default();
         loop {
             members += 1;
             if members > self.limits.max_members {
@@ -288,14 +288,14 @@ impl<'a, V: Visitor<'a>> Scanner<'a, '_, '_, V> {
     ///
     /// Kept out of [`Scanner::object`] (like [`Scanner::visited_value`]) so that the frame
     /// each nesting level costs stays small.
-    fn key(&mut self, open: usize, seen: &mut u128) -> Result<Key<'a>, JsonError> {
+    fn key(&mut self, open: usize, seen: &mut KeyFilter) -> Result<Key<'a>, JsonError> {
         let start = self.i + 1;
         let (text, escaped) = self.string()?;
         let bits = key_bits(self.b, start, self.i - 1, escaped);
-        if *seen & bits == bits && key_seen_before(self.b.get(open..).unwrap_or_default(), text) {
+        if seen.holds(bits) && key_seen_before(self.b.get(open..).unwrap_or_default(), text) {
             return Err(JsonError::DuplicateKey);
         }
-        *seen |= bits;
+        seen.add(bits);
         Ok(Key { text, escaped })
     }
 
@@ -499,14 +499,30 @@ fn utf8_char(b: &[u8], j: usize) -> Option<usize> {
     Some(j + width)
 }
 
-/// Two bits of a 128-bit filter chosen by a hash of the decoded key, which sits at
+/// A filter of the keys of one object: two 64-bit halves, each with one bit of a key's hash
+/// set (a Bloom filter of 128 bits and two hashes, partitioned).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct KeyFilter(u64, u64);
+
+impl KeyFilter {
+    fn holds(self, key: KeyFilter) -> bool {
+        self.0 & key.0 != 0 && self.1 & key.1 != 0
+    }
+
+    fn add(&mut self, key: KeyFilter) {
+        self.0 |= key.0;
+        self.1 |= key.1;
+    }
+}
+
+/// The bits of a [`KeyFilter`] chosen by a hash of the decoded key, which sits at
 /// `text[start..end]` (`escaped` when it has escapes).
 ///
 /// The hash is of the decoded text's length and of its first and last eight bytes, so a key
 /// without escapes is hashed straight from the input with two loads; one with escapes (rare)
 /// is decoded as it is hashed, and two spellings of one key always get the same bits. Keys
 /// that share those bytes only cost a rescan of the object's earlier keys.
-fn key_bits(text: &[u8], start: usize, end: usize, escaped: bool) -> u128 {
+fn key_bits(text: &[u8], start: usize, end: usize, escaped: bool) -> KeyFilter {
     let raw = text.get(start..end).unwrap_or_default();
     let (len, first, last) = if escaped {
         let mut hash = KeyWords::default();
@@ -532,8 +548,7 @@ fn key_bits(text: &[u8], start: usize, end: usize, escaped: bool) -> u128 {
     };
     const K: u64 = 0x9e37_79b9_7f4a_7c15;
     let h = ((((len as u64).wrapping_mul(K) ^ first).wrapping_mul(K)) ^ last).wrapping_mul(K);
-    let bit = |n: u64| 1u128 << (n & 127);
-    bit(h >> 57) | bit(h >> 50)
+    KeyFilter(1 << (h >> 58), 1 << ((h >> 52) & 63))
 }
 
 /// The length and the first and last eight bytes (little-endian, zero-padded when shorter)

@@ -82,7 +82,7 @@ impl<'b> Writer<'b> {
     pub fn raw(&mut self, bytes: &[u8]) -> &mut Self {
         let end = self.len + bytes.len();
         if let Some(dst) = self.buf.get_mut(self.len..end) {
-            dst.copy_from_slice(bytes);
+            copy(dst, bytes);
         }
         self.len = end;
         self
@@ -467,6 +467,39 @@ impl<'b> ArrayWriter<'_, 'b> {
     /// Closes the array.
     pub fn end(self) {
         self.w.byte(b']');
+    }
+}
+
+/// Copies `from` into `into` (of the same length). Replies are written in many short
+/// pieces; up to 32 bytes are moved as two overlapping fixed-size words rather than by a
+/// call to `memcpy`.
+#[inline]
+fn copy(into: &mut [u8], from: &[u8]) {
+    fn overlapping<const W: usize>(into: &mut [u8], from: &[u8]) {
+        let tail = from.len().saturating_sub(W);
+        if let (Some(head), Some(end)) = (
+            from.first_chunk::<W>(),
+            from.get(tail..).and_then(<[u8]>::first_chunk::<W>),
+        ) {
+            if let Some(to) = into.first_chunk_mut::<W>() {
+                *to = *head;
+            }
+            if let Some(to) = into.get_mut(tail..).and_then(<[u8]>::first_chunk_mut::<W>) {
+                *to = *end;
+            }
+        }
+    }
+    match from.len() {
+        n if n != into.len() => {}
+        0..=3 => {
+            for (to, &byte) in into.iter_mut().zip(from) {
+                *to = byte;
+            }
+        }
+        4..=7 => overlapping::<4>(into, from),
+        8..=15 => overlapping::<8>(into, from),
+        16..=32 => overlapping::<16>(into, from),
+        _ => into.copy_from_slice(from),
     }
 }
 
