@@ -513,7 +513,7 @@ impl Answer<'_> {
                 true
             }
             Answer::List(method, start) => {
-                lists::page(w, config, &server.app, *method, *start);
+                lists::page(w, config, &server.app, &server.verified, *method, *start);
                 true
             }
             Answer::InvalidArguments(problem) => {

@@ -2,8 +2,9 @@
 //!
 //! Cursors are the decimal index of the next item: opaque to clients, checked on the way in.
 
+use super::verified::Verified;
 use super::{Config, Registry, ServerCapabilities};
-use crate::json::{ObjectWriter, Value, Writer};
+use crate::json::{ObjectWriter, Value, Writer, view_accepted};
 use crate::protocol::{Method, SUPPORTED_VERSIONS};
 
 /// A cursor that is not one this server issued.
@@ -58,11 +59,12 @@ pub(crate) fn page<A: Registry + ?Sized>(
     w: &mut Writer<'_>,
     config: &Config<'_>,
     app: &A,
+    verified: &Verified,
     method: Method,
     start: usize,
 ) {
     match method {
-        Method::ToolsList => items(w, config, "tools", app.tools(), start, |o, t| {
+        Method::ToolsList => items(w, config, "tools", app.tools(), start, |o, index, t| {
             o.str("name", t.name);
             if let Some(title) = t.title {
                 o.str("title", title);
@@ -70,7 +72,12 @@ pub(crate) fn page<A: Registry + ?Sized>(
             if let Some(d) = t.description {
                 o.str("description", d);
             }
-            json_member(o, "inputSchema", t.input_schema, config);
+            // An input schema a call has already found to parse is not scanned again.
+            if verified.input_schema(index, t) {
+                o.value("inputSchema", view_accepted(t.input_schema.as_bytes()));
+            } else if json_member(o, "inputSchema", t.input_schema, config) {
+                verified.set_input_schema(index, t);
+            }
             if let Some(s) = t.output_schema {
                 json_member(o, "outputSchema", s, config);
             }
@@ -78,26 +85,28 @@ pub(crate) fn page<A: Registry + ?Sized>(
                 json_member(o, "annotations", a, config);
             }
         }),
-        Method::ResourcesList => items(w, config, "resources", app.resources(), start, |o, r| {
-            o.str("uri", r.uri).str("name", r.name);
-            optional(o, "title", r.title);
-            optional(o, "description", r.description);
-            optional(o, "mimeType", r.mime_type);
-        }),
+        Method::ResourcesList => {
+            items(w, config, "resources", app.resources(), start, |o, _, r| {
+                o.str("uri", r.uri).str("name", r.name);
+                optional(o, "title", r.title);
+                optional(o, "description", r.description);
+                optional(o, "mimeType", r.mime_type);
+            })
+        }
         Method::ResourceTemplatesList => items(
             w,
             config,
             "resourceTemplates",
             app.resource_templates(),
             start,
-            |o, t| {
+            |o, _, t| {
                 o.str("uriTemplate", t.uri_template).str("name", t.name);
                 optional(o, "title", t.title);
                 optional(o, "description", t.description);
                 optional(o, "mimeType", t.mime_type);
             },
         ),
-        _ => items(w, config, "prompts", app.prompts(), start, |o, p| {
+        _ => items(w, config, "prompts", app.prompts(), start, |o, _, p| {
             o.str("name", p.name);
             optional(o, "title", p.title);
             optional(o, "description", p.description);
@@ -122,7 +131,7 @@ fn items<T>(
     key: &str,
     all: &[T],
     start: usize,
-    item: impl Fn(&mut ObjectWriter<'_, '_>, &T),
+    item: impl Fn(&mut ObjectWriter<'_, '_>, usize, &T),
 ) {
     let page = all.get(start..).unwrap_or(&[]);
     let size = config.page_size.max(1);
@@ -130,8 +139,8 @@ fn items<T>(
     w.str(key);
     w.raw(b":");
     w.array(|a| {
-        for t in page.iter().take(shown) {
-            a.object(|o| item(o, t));
+        for (i, t) in page.iter().take(shown).enumerate() {
+            a.object(|o| item(o, start + i, t));
         }
     });
     w.raw(b",");
@@ -149,14 +158,16 @@ fn optional(o: &mut ObjectWriter<'_, '_>, key: &str, v: Option<&str>) {
 }
 
 /// Copies a JSON member of a definition; [`super::Server::check`] has verified it parses, and
-/// one that does not is written as `{}` rather than as broken JSON.
-fn json_member(o: &mut ObjectWriter<'_, '_>, key: &str, json: &str, config: &Config<'_>) {
+/// one that does not is written as `{}` rather than as broken JSON. Whether it parsed.
+fn json_member(o: &mut ObjectWriter<'_, '_>, key: &str, json: &str, config: &Config<'_>) -> bool {
     match crate::json::parse(json.as_bytes(), &config.limits) {
         Ok(v) => {
             o.value(key, v);
+            true
         }
         Err(_) => {
             o.raw(key, b"{}");
+            false
         }
     }
 }
