@@ -18,6 +18,20 @@ pub struct BufferTooSmall {
     pub required: usize,
 }
 
+/// The bytes a string body cannot hold as they are: control characters, `"`, `\` and
+/// every byte of a non-ASCII character (written as `\u` escapes).
+static ESCAPED: [bool; 256] = {
+    let mut escaped = [true; 256];
+    let mut b = 0x20;
+    while b < 0x80 {
+        escaped[b] = false;
+        b += 1;
+    }
+    escaped[b'"' as usize] = true;
+    escaped[b'\\' as usize] = true;
+    escaped
+};
+
 /// Writes JSON text into a byte buffer.
 #[derive(Debug)]
 pub struct Writer<'b> {
@@ -210,7 +224,7 @@ impl<'b> Writer<'b> {
         let mut start = 0;
         let mut i = 0;
         while let Some(&b) = bytes.get(i) {
-            if (0x20..0x80).contains(&b) && b != b'"' && b != b'\\' {
+            if !ESCAPED[usize::from(b)] {
                 i += 1;
                 continue;
             }
