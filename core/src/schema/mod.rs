@@ -62,7 +62,7 @@ pub use types::TypeSet;
 pub use violation::{Path, Reason, Segment, Segments, Violation};
 
 use crate::json::Value;
-use validate::Validator;
+use validate::{Recent, Validator};
 
 /// Bounds on one validation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -108,7 +108,7 @@ pub fn validate_with<'a>(
     instance: Value<'a>,
     options: &Options,
 ) -> Result<(), Violation<'a>> {
-    Validator::new(schema, instance, options).node(schema, instance, 0)
+    Validator::new(schema, instance, options).node(&Recent::new(), schema, instance, 0)
 }
 
 /// Checks a schema on its own: every subschema is an object or a boolean, every recognised

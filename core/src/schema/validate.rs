@@ -1,8 +1,9 @@
 //! The validator: applies a schema to a value, recursively, within a depth and a step budget.
 
+use core::cell::{Cell, Ref, RefCell};
 use core::cmp::Ordering;
 
-use crate::json::{Array, JsonStr, Kind, Number, Object, Value};
+use crate::json::{Array, JsonStr, Kind, Number, Value};
 
 use super::Options;
 use super::decimal::Decimal;
@@ -20,12 +21,52 @@ pub(crate) struct Validator<'a> {
     report_root: Value<'a>,
     max_depth: u16,
     steps_left: u32,
-    /// The keywords of the schema objects read last, with where each object starts and its
-    /// length: one schema applied to many values (the `items` of an array, the properties of
-    /// its items) is read once.
-    recent: [Option<(usize, usize, Keywords<'a>)>; RECENT],
-    /// The entry of `recent` to replace next.
-    next_recent: usize,
+}
+
+/// The keywords of the schema objects a validation read last, with where each object starts
+/// and its length: one schema applied to many values (the `items` of an array, the
+/// properties of its items) is read once. Shared by reference through a validation; an
+/// entry being applied is borrowed, and never replaced while it is.
+pub(crate) struct Recent<'a> {
+    /// Where each slot's schema object starts and its length (0: none).
+    at: [Cell<(usize, usize)>; RECENT],
+    slots: [RefCell<Option<Keywords<'a>>>; RECENT],
+    /// The slot to try replacing next.
+    next: Cell<usize>,
+}
+
+impl<'a> Recent<'a> {
+    pub(crate) fn new() -> Self {
+        Recent {
+            at: [const { Cell::new((0, 0)) }; RECENT],
+            slots: [const { RefCell::new(None) }; RECENT],
+            next: Cell::new(0),
+        }
+    }
+
+    /// The keywords of the schema object at `start`, `len` long, if they are at hand.
+    fn find(&self, object: (usize, usize)) -> Option<Ref<'_, Keywords<'a>>> {
+        let slot = self.at.iter().position(|at| at.get() == object)?;
+        let held = self.slots.get(slot)?.try_borrow().ok()?;
+        Ref::filter_map(held, Option::as_ref).ok()
+    }
+
+    /// Keeps `keywords` of the schema object at `start`, `len` long, in place of the oldest
+    /// entry not being applied (or nowhere, if every one is).
+    fn keep(&self, object: (usize, usize), keywords: &Keywords<'a>) {
+        for _ in 0..RECENT {
+            let slot = self.next.get() % RECENT;
+            self.next.set(slot + 1);
+            if let (Some(Ok(mut kept)), Some(at)) = (
+                self.slots.get(slot).map(RefCell::try_borrow_mut),
+                self.at.get(slot),
+            ) {
+                *kept = Some(*keywords);
+                at.set(object);
+                return;
+            }
+        }
+    }
 }
 
 /// How many schema objects' keywords a validation keeps at hand (each costs the size of
@@ -45,26 +86,7 @@ impl<'a> Validator<'a> {
             report_root,
             max_depth: options.max_depth,
             steps_left: options.max_steps,
-            recent: [None; RECENT],
-            next_recent: 0,
         }
-    }
-
-    /// The keywords of `object`, read from it unless they are among the recent ones.
-    /// Reading is a pure function of the schema text, so a recalled result is the same.
-    fn keywords(&mut self, object: Object<'a>) -> Result<Keywords<'a>, &'static str> {
-        let raw = object.as_value().raw();
-        let (start, len) = (raw.as_ptr() as usize, raw.len());
-        let known = self.recent.iter().flatten();
-        if let Some((_, _, k)) = known.into_iter().find(|(s, l, _)| *s == start && *l == len) {
-            return Ok(*k);
-        }
-        let k = Keywords::collect(object)?;
-        if let Some(slot) = self.recent.get_mut(self.next_recent % RECENT) {
-            *slot = Some((start, len, k));
-        }
-        self.next_recent = self.next_recent.wrapping_add(1);
-        Ok(k)
     }
 
     fn fail(&self, reason: Reason<'a>, at: Value<'a>) -> Violation<'a> {
@@ -110,7 +132,13 @@ impl<'a> Validator<'a> {
     }
 
     /// Validates `inst` against `schema` (`depth` schemas deep).
-    pub(crate) fn node(&mut self, schema: Value<'a>, inst: Value<'a>, depth: u16) -> Outcome<'a> {
+    pub(crate) fn node(
+        &mut self,
+        recent: &Recent<'a>,
+        schema: Value<'a>,
+        inst: Value<'a>,
+        depth: u16,
+    ) -> Outcome<'a> {
         self.enter(depth, inst, schema.raw().len())?;
         match schema.as_bool() {
             Some(true) => return Ok(()),
@@ -120,14 +148,26 @@ impl<'a> Validator<'a> {
         let Some(object) = schema.as_object() else {
             return Err(self.fail(Reason::BadSchema { keyword: "" }, inst));
         };
-        let k = self
-            .keywords(object)
+        // Reading keywords is a pure function of the schema text: recalled ones are the same.
+        let raw = object.as_value().raw();
+        let at = (raw.as_ptr() as usize, raw.len());
+        if let Some(k) = recent.find(at) {
+            return self.apply(recent, &k, inst, depth);
+        }
+        let k = Keywords::collect(object)
             .map_err(|keyword| self.fail(Reason::BadSchema { keyword }, inst))?;
-        self.apply(&k, inst, depth)
+        recent.keep(at, &k);
+        self.apply(recent, &k, inst, depth)
     }
 
     /// Applies the keywords of a schema object to `inst`.
-    fn apply(&mut self, k: &Keywords<'a>, inst: Value<'a>, depth: u16) -> Outcome<'a> {
+    fn apply(
+        &mut self,
+        recent: &Recent<'a>,
+        k: &Keywords<'a>,
+        inst: Value<'a>,
+        depth: u16,
+    ) -> Outcome<'a> {
         let next = depth.saturating_add(1);
 
         if let Some(expected) = k.types {
@@ -156,8 +196,8 @@ impl<'a> Validator<'a> {
         match inst.kind() {
             Kind::Number => self.number(k, inst)?,
             Kind::String => self.string(k, inst)?,
-            Kind::Array => self.array(k, inst, next)?,
-            Kind::Object => self.object(k, inst, next)?,
+            Kind::Array => self.array(recent, k, inst, next)?,
+            Kind::Object => self.object(recent, k, inst, next)?,
             Kind::Null | Kind::Bool => {}
         }
         if let Some(reference) = k.reference {
@@ -169,27 +209,27 @@ impl<'a> Validator<'a> {
                 self.fail(reason, inst)
             })?;
             self.spend(scanned, inst)?;
-            self.node(target, inst, next)?;
+            self.node(recent, target, inst, next)?;
         }
         if let Some(all) = k.all_of {
             for sub in all {
-                self.node(sub, inst, next)?;
+                self.node(recent, sub, inst, next)?;
             }
         }
         if let Some(any) = k.any_of {
-            if self.matches(any, inst, next, 1)? == 0 {
+            if self.matches(recent, any, inst, next, 1)? == 0 {
                 return Err(self.fail(Reason::AnyOf, inst));
             }
         }
         if let Some(one) = k.one_of {
-            match self.matches(one, inst, next, 2)? {
+            match self.matches(recent, one, inst, next, 2)? {
                 0 => return Err(self.fail(Reason::OneOfNone, inst)),
                 1 => {}
                 _ => return Err(self.fail(Reason::OneOfSeveral, inst)),
             }
         }
         if let Some(not) = k.not {
-            if self.matches_one(not, inst, next)? {
+            if self.matches_one(recent, not, inst, next)? {
                 return Err(self.fail(Reason::Not, inst));
             }
         }
@@ -199,11 +239,12 @@ impl<'a> Validator<'a> {
     /// Whether `inst` satisfies `schema`; problems of the schema still abort the whole run.
     fn matches_one(
         &mut self,
+        recent: &Recent<'a>,
         schema: Value<'a>,
         inst: Value<'a>,
         depth: u16,
     ) -> Result<bool, Violation<'a>> {
-        match self.node(schema, inst, depth) {
+        match self.node(recent, schema, inst, depth) {
             Ok(()) => Ok(true),
             Err(v) if v.is_schema_error() => Err(v),
             Err(_) => Ok(false),
@@ -213,6 +254,7 @@ impl<'a> Validator<'a> {
     /// How many of `schemas` `inst` satisfies, counting no further than `stop_at`.
     fn matches(
         &mut self,
+        recent: &Recent<'a>,
         schemas: Array<'a>,
         inst: Value<'a>,
         depth: u16,
@@ -220,7 +262,7 @@ impl<'a> Validator<'a> {
     ) -> Result<usize, Violation<'a>> {
         let mut count = 0;
         for sub in schemas {
-            if self.matches_one(sub, inst, depth)? {
+            if self.matches_one(recent, sub, inst, depth)? {
                 count += 1;
                 if count >= stop_at {
                     break;
@@ -283,7 +325,13 @@ impl<'a> Validator<'a> {
         Ok(())
     }
 
-    fn array(&mut self, k: &Keywords<'a>, inst: Value<'a>, next: u16) -> Outcome<'a> {
+    fn array(
+        &mut self,
+        recent: &Recent<'a>,
+        k: &Keywords<'a>,
+        inst: Value<'a>,
+        next: u16,
+    ) -> Outcome<'a> {
         let Some(array) = inst.as_array() else {
             return Ok(());
         };
@@ -308,7 +356,7 @@ impl<'a> Validator<'a> {
             for item in array {
                 let schema = positional.as_mut().and_then(Iterator::next).or(rest);
                 if let Some(schema) = schema {
-                    self.node(schema, item, next)?;
+                    self.node(recent, schema, item, next)?;
                 }
             }
         }
@@ -324,7 +372,13 @@ impl<'a> Validator<'a> {
         Ok(())
     }
 
-    fn object(&mut self, k: &Keywords<'a>, inst: Value<'a>, next: u16) -> Outcome<'a> {
+    fn object(
+        &mut self,
+        recent: &Recent<'a>,
+        k: &Keywords<'a>,
+        inst: Value<'a>,
+        next: u16,
+    ) -> Outcome<'a> {
         let Some(object) = inst.as_object() else {
             return Ok(());
         };
@@ -363,7 +417,7 @@ impl<'a> Validator<'a> {
                 None => None,
             };
             if let Some(schema) = declared.or(k.additional_properties) {
-                self.node(schema, value, next)?;
+                self.node(recent, schema, value, next)?;
             }
         }
         Ok(())
