@@ -32,8 +32,9 @@ pub enum Accepted<'a> {
     Listen(Subscription<'a>),
 }
 
-/// A server: configuration plus the application's registry. It holds nothing between
-/// rounds; every round is independent.
+/// A server: configuration plus the application's registry. It holds nothing of a round
+/// between rounds (only a memo of which tool input schemas are known to parse); every
+/// round is independent.
 #[derive(Debug)]
 pub struct Server<'c, A> {
     config: Config<'c>,
