@@ -3,7 +3,7 @@
 use core::cell::{Cell, Ref, RefCell};
 use core::cmp::Ordering;
 
-use crate::json::{Array, JsonStr, Kind, Number, Value};
+use crate::json::{Array, Items, JsonStr, Kind, Number, Value};
 
 use super::Options;
 use super::decimal::Decimal;
@@ -23,23 +23,29 @@ pub(crate) struct Validator<'a> {
     steps_left: u32,
 }
 
-/// The keywords of the schema objects a validation read last, with where each object starts
-/// and its length: one schema applied to many values (the `items` of an array, the
-/// properties of its items) is read once. Shared by reference through a validation; an
-/// entry being applied is borrowed, and never replaced while it is.
+/// The keywords of the schema objects read last while validating the items of an array,
+/// with where each object starts and its length: the `items` schema and the schemas of its
+/// properties, applied to every item, are read once. Shared by reference below the
+/// outermost such array (which alone pays its stack); an entry being applied is borrowed,
+/// and never replaced while it is.
 pub(crate) struct Recent<'a> {
-    /// Where each slot's schema object starts and its length (0: none).
+    /// Where each slot's schema object starts and its length (0: the slot is empty).
     at: [Cell<(usize, usize)>; RECENT],
-    slots: [RefCell<Option<Keywords<'a>>>; RECENT],
+    slots: [RefCell<Keywords<'a>>; RECENT],
     /// The slot to try replacing next.
     next: Cell<usize>,
 }
 
+/// How many schema objects' keywords [`Recent`] keeps (each costs the size of
+/// [`Keywords`], about 500 bytes on a 64-bit target): enough for an `items` object schema,
+/// the schemas of four properties and one nested `items`.
+const RECENT: usize = 6;
+
 impl<'a> Recent<'a> {
-    pub(crate) fn new() -> Self {
+    fn new() -> Self {
         Recent {
             at: [const { Cell::new((0, 0)) }; RECENT],
-            slots: [const { RefCell::new(None) }; RECENT],
+            slots: core::array::from_fn(|_| RefCell::new(Keywords::default())),
             next: Cell::new(0),
         }
     }
@@ -47,8 +53,7 @@ impl<'a> Recent<'a> {
     /// The keywords of the schema object at `start`, `len` long, if they are at hand.
     fn find(&self, object: (usize, usize)) -> Option<Ref<'_, Keywords<'a>>> {
         let slot = self.at.iter().position(|at| at.get() == object)?;
-        let held = self.slots.get(slot)?.try_borrow().ok()?;
-        Ref::filter_map(held, Option::as_ref).ok()
+        self.slots.get(slot)?.try_borrow().ok()
     }
 
     /// Keeps `keywords` of the schema object at `start`, `len` long, in place of the oldest
@@ -61,17 +66,13 @@ impl<'a> Recent<'a> {
                 self.slots.get(slot).map(RefCell::try_borrow_mut),
                 self.at.get(slot),
             ) {
-                *kept = Some(*keywords);
+                *kept = *keywords;
                 at.set(object);
                 return;
             }
         }
     }
 }
-
-/// How many schema objects' keywords a validation keeps at hand (each costs the size of
-/// [`Keywords`], about 500 bytes on a 64-bit target).
-const RECENT: usize = 8;
 
 type Outcome<'a> = Result<(), Violation<'a>>;
 
@@ -134,7 +135,7 @@ impl<'a> Validator<'a> {
     /// Validates `inst` against `schema` (`depth` schemas deep).
     pub(crate) fn node(
         &mut self,
-        recent: &Recent<'a>,
+        recent: Option<&Recent<'a>>,
         schema: Value<'a>,
         inst: Value<'a>,
         depth: u16,
@@ -151,19 +152,21 @@ impl<'a> Validator<'a> {
         // Reading keywords is a pure function of the schema text: recalled ones are the same.
         let raw = object.as_value().raw();
         let at = (raw.as_ptr() as usize, raw.len());
-        if let Some(k) = recent.find(at) {
+        if let Some(k) = recent.and_then(|r| r.find(at)) {
             return self.apply(recent, &k, inst, depth);
         }
         let k = Keywords::collect(object)
             .map_err(|keyword| self.fail(Reason::BadSchema { keyword }, inst))?;
-        recent.keep(at, &k);
+        if let Some(recent) = recent {
+            recent.keep(at, &k);
+        }
         self.apply(recent, &k, inst, depth)
     }
 
     /// Applies the keywords of a schema object to `inst`.
     fn apply(
         &mut self,
-        recent: &Recent<'a>,
+        recent: Option<&Recent<'a>>,
         k: &Keywords<'a>,
         inst: Value<'a>,
         depth: u16,
@@ -239,7 +242,7 @@ impl<'a> Validator<'a> {
     /// Whether `inst` satisfies `schema`; problems of the schema still abort the whole run.
     fn matches_one(
         &mut self,
-        recent: &Recent<'a>,
+        recent: Option<&Recent<'a>>,
         schema: Value<'a>,
         inst: Value<'a>,
         depth: u16,
@@ -254,7 +257,7 @@ impl<'a> Validator<'a> {
     /// How many of `schemas` `inst` satisfies, counting no further than `stop_at`.
     fn matches(
         &mut self,
-        recent: &Recent<'a>,
+        recent: Option<&Recent<'a>>,
         schemas: Array<'a>,
         inst: Value<'a>,
         depth: u16,
@@ -327,7 +330,7 @@ impl<'a> Validator<'a> {
 
     fn array(
         &mut self,
-        recent: &Recent<'a>,
+        recent: Option<&Recent<'a>>,
         k: &Keywords<'a>,
         inst: Value<'a>,
         next: u16,
@@ -348,16 +351,17 @@ impl<'a> Validator<'a> {
         }
         // Positional schemas: `prefixItems` (2020-12) or an `items` array (older drafts);
         // then the `items` schema, if any, for the rest.
-        let (mut positional, rest) = match k.items.and_then(|items| items.as_array()) {
+        let (positional, rest) = match k.items.and_then(|items| items.as_array()) {
             Some(tuple) => (Some(tuple.iter()), None),
             None => (k.prefix_items.map(|p| p.iter()), k.items),
         };
         if positional.is_some() || rest.is_some() {
-            for item in array {
-                let schema = positional.as_mut().and_then(Iterator::next).or(rest);
-                if let Some(schema) = schema {
-                    self.node(recent, schema, item, next)?;
-                }
+            // An object schema applied to several items: worth keeping keywords at hand.
+            let shared =
+                rest.is_some_and(|r| r.kind() == Kind::Object) && array.iter().nth(1).is_some();
+            match recent {
+                None if shared => self.items_remembering(array, positional, rest, next)?,
+                _ => self.items(recent, array, positional, rest, next)?,
             }
         }
         if k.unique_items {
@@ -372,9 +376,41 @@ impl<'a> Validator<'a> {
         Ok(())
     }
 
+    /// Applies `positional` schemas, then `rest`, to the items of `array`.
+    fn items(
+        &mut self,
+        recent: Option<&Recent<'a>>,
+        array: Array<'a>,
+        mut positional: Option<Items<'a>>,
+        rest: Option<Value<'a>>,
+        next: u16,
+    ) -> Outcome<'a> {
+        for item in array {
+            let schema = positional.as_mut().and_then(Iterator::next).or(rest);
+            if let Some(schema) = schema {
+                self.node(recent, schema, item, next)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// [`Validator::items`] with a [`Recent`] of its own, for everything below. Out of line,
+    /// so that only a validation that reaches such an array pays its stack.
+    #[inline(never)]
+    fn items_remembering(
+        &mut self,
+        array: Array<'a>,
+        positional: Option<Items<'a>>,
+        rest: Option<Value<'a>>,
+        next: u16,
+    ) -> Outcome<'a> {
+        let recent = Recent::new();
+        self.items(Some(&recent), array, positional, rest, next)
+    }
+
     fn object(
         &mut self,
-        recent: &Recent<'a>,
+        recent: Option<&Recent<'a>>,
         k: &Keywords<'a>,
         inst: Value<'a>,
         next: u16,
