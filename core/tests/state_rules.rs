@@ -5,8 +5,9 @@ use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use snodo_core::json::{Limits, Value, parse};
 use snodo_core::state::{
-    Binding, ConfigError, InvalidState, KeyRing, Keys, MAX_DATA_LEN, MAX_TOKEN_LEN,
-    OPEN_SCRATCH_LEN, Principal, SealError, Secret, StateOptions, Ttl, open, seal,
+    Binding, ConfigError, InvalidState, KeyRing, KeySet, Keys, MAX_DATA_LEN, MAX_TOKEN_LEN,
+    OPEN_SCRATCH_LEN, Principal, SealError, Secret, StateOptions, Ttl, open, open_scratch_len,
+    seal,
 };
 
 const S: [u8; 32] = [0x5a; 32];
@@ -35,7 +36,12 @@ fn call(params: &str) -> Binding<'_> {
     bind("tools/call", params, Principal::Id("alice"))
 }
 
-fn seal_at(data: &str, binding: &Binding<'_>, options: &StateOptions, now: u64) -> Vec<u8> {
+fn seal_at(
+    data: &str,
+    binding: &Binding<'_>,
+    options: &StateOptions<impl KeySet>,
+    now: u64,
+) -> Vec<u8> {
     let mut out = [0u8; MAX_TOKEN_LEN];
     let n = seal(data.as_bytes(), binding, options, now, &mut out).expect("seal");
     out[..n].to_vec()
@@ -44,7 +50,7 @@ fn seal_at(data: &str, binding: &Binding<'_>, options: &StateOptions, now: u64) 
 fn open_at(
     token: &[u8],
     binding: &Binding<'_>,
-    options: &StateOptions,
+    options: &StateOptions<impl KeySet>,
     now: u64,
 ) -> Result<String, InvalidState> {
     let mut scratch = [0u8; OPEN_SCRATCH_LEN];
@@ -52,7 +58,7 @@ fn open_at(
         .map(|v| String::from_utf8(v.raw().to_vec()).unwrap())
 }
 
-fn token(options: &StateOptions) -> Vec<u8> {
+fn token(options: &StateOptions<impl KeySet>) -> Vec<u8> {
     seal_at(DATA, &call(PARAMS), options, NOW)
 }
 
@@ -738,6 +744,49 @@ fn moving_from_a_secret_to_a_keyring_needs_no_coordinated_switch() {
     let after = ring(&[("a", S)]);
     assert!(open_at(&token(&before), &call(PARAMS), &after, NOW).is_ok());
     assert!(open_at(&token(&after), &call(PARAMS), &before, NOW).is_ok());
+}
+
+#[test]
+fn a_lone_secret_or_ring_seals_and_opens_as_keys_holding_it_do() {
+    let lone_secret = StateOptions::new(Secret::new(&S).unwrap());
+    let lone_ring = StateOptions::new(KeyRing::new(&[("a", S)]).unwrap());
+    for (sealer, opener) in [
+        (token(&lone_secret), secret(&S)),
+        (token(&secret(&S)), secret(&S)),
+        (token(&lone_ring), ring(&[("a", S)])),
+        (token(&ring(&[("a", S)])), ring(&[("a", S)])),
+    ] {
+        assert!(open_at(&sealer, &call(PARAMS), &opener, NOW).is_ok());
+        assert!(open_at(&sealer, &call(PARAMS), &lone_secret, NOW).is_ok());
+        assert!(open_at(&sealer, &call(PARAMS), &lone_ring, NOW).is_ok());
+    }
+    let other = StateOptions::new(Secret::new(&OTHER).unwrap());
+    assert_eq!(
+        open_at(&token(&lone_secret), &call(PARAMS), &other, NOW),
+        Err(InvalidState)
+    );
+    // What a lone secret is for: it does not carry room for a ring.
+    assert!(size_of::<StateOptions<Secret>>() * 4 < size_of::<StateOptions<Keys>>());
+}
+
+#[test]
+fn a_scratch_sized_for_the_data_opens_it_and_a_shorter_one_does_not() {
+    let options = secret(&S);
+    let token = token(&options);
+    let mut exact = vec![0u8; open_scratch_len(DATA.len())];
+    let opened = open(&token, &call(PARAMS), &options, NOW, &mut exact).expect("opens");
+    assert_eq!(opened.raw(), DATA.as_bytes());
+    // Both times have ten digits here: the payload needs ten bytes less for each.
+    let mut fitting = vec![0u8; open_scratch_len(DATA.len()) - 2 * 10];
+    assert_eq!(
+        open(&token, &call(PARAMS), &options, NOW, &mut fitting).map(|v| v.raw().len()),
+        Ok(DATA.len())
+    );
+    let mut shorter = vec![0u8; fitting.len() - 1];
+    assert_eq!(
+        open(&token, &call(PARAMS), &options, NOW, &mut shorter).map(|v| v.raw().len()),
+        Err(InvalidState)
+    );
 }
 
 #[test]

@@ -25,7 +25,7 @@ use snodo_core::server::{
     Config, Done, Error, Handler, Prompt, PromptArgument, PromptGet, PromptReply, Registry,
     Resource, ResourceRead, ResourceReply, Tool, ToolCall, ToolReply,
 };
-use snodo_core::state::OPEN_SCRATCH_LEN;
+use snodo_core::state::open_scratch_len;
 
 use crate::board::{Board, Reading};
 use crate::log;
@@ -441,14 +441,15 @@ fn sealed_offset(buf: &mut [u8], raw: i64, reference: i64, offset: i64) -> Resul
 }
 
 /// Opens this request's state and reads what the handler needs from it, in a frame of its
-/// own: the 2 KiB decoding scratch is gone from the stack before the handler goes on to
-/// write its reply or seal new state. `None` on a first call.
+/// own: the decoding scratch, sized for the device's own state data ([`STATE_DATA_LEN`]),
+/// is gone from the stack before the handler goes on to write its reply or seal new state.
+/// `None` on a first call.
 #[inline(never)]
 fn sealed<T>(
     call: &ToolCall<'_>,
     read: impl FnOnce(Value<'_>) -> Result<T, Error>,
 ) -> Result<Option<T>, Error> {
-    let mut scratch = [0u8; OPEN_SCRATCH_LEN];
+    let mut scratch = [0u8; open_scratch_len(STATE_DATA_LEN)];
     match call.open_state(&mut scratch)? {
         Some(state) => read(state).map(Some),
         None => Ok(None),

@@ -3,7 +3,7 @@
 use embedded_io::{Read, Write};
 use snodo_core::io::{DeviceSerial, Framing, Served};
 use snodo_core::server::Server;
-use snodo_core::state::{Keys, StateOptions};
+use snodo_core::state::{Secret, StateOptions};
 
 use crate::app::{self, Instrument};
 use crate::board::{Board, Fault};
@@ -47,8 +47,8 @@ where
     L: Read + Write + Send,
     L::Error: Send,
 {
-    // Borrowed, not moved: the options are large (they have room for a key ring), and a move
-    // would leave a second copy in this frame for as long as the device serves.
+    // Options over the one boot secret (about 160 bytes, no room for a key ring), borrowed
+    // rather than moved so that no second copy stays in this frame while the device serves.
     let booted = boot_state(&board);
     let state = match &booted {
         Ok(state) => state,
@@ -82,10 +82,10 @@ where
 /// Not inlined, so that its temporaries (the secret, the keys before they are wrapped) are
 /// gone from the stack before serving starts.
 #[inline(never)]
-fn boot_state<B: Board>(board: &B) -> Result<StateOptions, Fault> {
+fn boot_state<B: Board>(board: &B) -> Result<StateOptions<Secret>, Fault> {
     let mut secret = [0u8; SECRET_LEN];
     board.fill_entropy(&mut secret)?;
-    let keys = Keys::secret(&secret);
+    let keys = Secret::new(&secret);
     // The keyed HMAC state is all that is kept; the raw bytes go.
     secret.fill(0);
     core::hint::black_box(&mut secret);

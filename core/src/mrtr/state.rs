@@ -2,7 +2,7 @@
 
 use crate::json::{JsonStr, Value};
 use crate::server::{Error, RequestContext};
-use crate::state::{Binding, InvalidState, MAX_TOKEN_LEN, OPEN_SCRATCH_LEN, StateOptions, open};
+use crate::state::{Binding, InvalidState, KeySet, MAX_TOKEN_LEN, StateOptions, open};
 
 /// The one error for state that does not open, whatever the reason (no data, no echo).
 pub const INVALID_STATE: Error = Error::invalid_params(InvalidState::MESSAGE);
@@ -10,10 +10,11 @@ pub const INVALID_STATE: Error = Error::invalid_params(InvalidState::MESSAGE);
 impl RequestContext<'_> {
     /// Opens `requestState` with the server's state keys: `None` on a first call (no state),
     /// the sealed data when the token is valid for this request, or [`INVALID_STATE`].
-    pub fn open_state<'s>(
-        &self,
-        scratch: &'s mut [u8; OPEN_SCRATCH_LEN],
-    ) -> Result<Option<Value<'s>>, Error> {
+    ///
+    /// The data is decoded into `scratch`: [`OPEN_SCRATCH_LEN`](crate::state::OPEN_SCRATCH_LEN)
+    /// bytes open any token; a server that seals at most `n` bytes of data can pass
+    /// [`open_scratch_len(n)`](crate::state::open_scratch_len) bytes instead.
+    pub fn open_state<'s>(&self, scratch: &'s mut [u8]) -> Result<Option<Value<'s>>, Error> {
         let Some(token) = self.request_state() else {
             return Ok(None);
         };
@@ -41,9 +42,9 @@ impl RequestContext<'_> {
 fn open_escaped<'s>(
     token: JsonStr<'_>,
     binding: &Binding<'_>,
-    options: &StateOptions,
+    options: &StateOptions<dyn KeySet>,
     now: u64,
-    scratch: &'s mut [u8; OPEN_SCRATCH_LEN],
+    scratch: &'s mut [u8],
 ) -> Result<Value<'s>, InvalidState> {
     let mut decoded = [0u8; MAX_TOKEN_LEN];
     let token = token.decode_into(&mut decoded).ok_or(InvalidState)?;

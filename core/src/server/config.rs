@@ -1,7 +1,7 @@
 //! What a server says about itself and the knobs that shape its replies.
 
 use crate::json::{Limits, Writer};
-use crate::state::StateOptions;
+use crate::state::{KeySet, StateOptions};
 
 /// Name and version of the server software (`_meta["io.modelcontextprotocol/serverInfo"]`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -117,7 +117,7 @@ pub struct Config<'s> {
     /// `cacheScope` on cacheable results.
     pub cache_scope: CacheScope,
     /// Keys and TTL for sealed request state (`None`: handlers cannot seal or open state).
-    pub state: Option<&'s StateOptions>,
+    pub state: Option<&'s StateOptions<dyn KeySet>>,
 }
 
 impl<'s> Config<'s> {
@@ -145,9 +145,10 @@ impl<'s> Config<'s> {
         self
     }
 
-    /// The same configuration with state keys.
+    /// The same configuration with state keys: options over [`Keys`](crate::state::Keys), or
+    /// over a lone [`Secret`](crate::state::Secret) or [`KeyRing`](crate::state::KeyRing).
     #[must_use]
-    pub const fn with_state(mut self, state: &'s StateOptions) -> Self {
+    pub const fn with_state<K: KeySet + 'static>(mut self, state: &'s StateOptions<K>) -> Self {
         self.state = Some(state);
         self
     }

@@ -1,4 +1,4 @@
-//! Exactly one of a single secret or a key ring.
+//! Exactly one of a single secret or a key ring, and the [`KeySet`] every form of keys is.
 
 use super::error::ConfigError;
 use super::keyring::KeyRing;
@@ -10,6 +10,11 @@ use super::secret::Secret;
 /// Tokens move between the two: a token sealed with `Secret(s)` opens with any ring that
 /// holds `s` under any id, and a ring token whose key is `s` opens with `Secret(s)`, so moving
 /// from a single secret to a ring needs no coordinated switch.
+///
+/// `Keys` always has room for a whole ring ([`KeyRing::CAPACITY`] keys, about 1.5 KiB). A
+/// server that is configured with one secret and nothing else (a device keyed at boot) can
+/// hold just that [`Secret`] instead: [`StateOptions`](super::StateOptions) takes any
+/// [`KeySet`].
 #[derive(Clone, Debug)]
 #[allow(
     clippy::large_enum_variant,
@@ -43,5 +48,53 @@ impl From<Secret> for Keys {
 impl From<KeyRing> for Keys {
     fn from(ring: KeyRing) -> Keys {
         Keys::Ring(ring)
+    }
+}
+
+/// What state can be sealed and opened with: [`Keys`], or a [`Secret`] or a [`KeyRing`]
+/// alone, which take only their own room. Implemented by those three only.
+pub trait KeySet: sealed::Sealed + Sync + core::fmt::Debug {}
+
+impl KeySet for Keys {}
+impl KeySet for Secret {}
+impl KeySet for KeyRing {}
+
+/// The keys as sealing and opening see them, whatever form holds them.
+pub(crate) use sealed::KeysView;
+
+mod sealed {
+    use super::{KeyRing, Keys, Secret};
+
+    /// A borrowed [`Keys`](super::Keys).
+    #[derive(Clone, Copy, Debug)]
+    pub enum KeysView<'k> {
+        Secret(&'k Secret),
+        Ring(&'k KeyRing),
+    }
+
+    /// Keeps [`KeySet`](super::KeySet) to this crate's key types.
+    pub trait Sealed {
+        fn view(&self) -> KeysView<'_>;
+    }
+
+    impl Sealed for Keys {
+        fn view(&self) -> KeysView<'_> {
+            match self {
+                Keys::Secret(secret) => KeysView::Secret(secret),
+                Keys::Ring(ring) => KeysView::Ring(ring),
+            }
+        }
+    }
+
+    impl Sealed for Secret {
+        fn view(&self) -> KeysView<'_> {
+            KeysView::Secret(self)
+        }
+    }
+
+    impl Sealed for KeyRing {
+        fn view(&self) -> KeysView<'_> {
+            KeysView::Ring(self)
+        }
     }
 }

@@ -33,7 +33,9 @@
 //! # Keys
 //!
 //! [`Keys`] is exactly one of a single [`Secret`] or a [`KeyRing`] of 1 to 8 named secrets;
-//! invalid configuration ([`ConfigError`]) is refused when the keys are built. A ring seals
+//! invalid configuration ([`ConfigError`]) is refused when the keys are built.
+//! [`StateOptions`] holds any [`KeySet`]: `Keys`, or a `Secret` or `KeyRing` alone (a lone
+//! secret takes about 160 bytes where `Keys` keeps room for a whole ring). A ring seals
 //! with its first key and opens with the key a token names. The rotation recipe for a cluster
 //! is in `docs/state.md`.
 //!
@@ -67,7 +69,8 @@
 //! # Bounds
 //!
 //! Data at most [`MAX_DATA_LEN`] (2048) bytes; tokens at most [`MAX_TOKEN_LEN`] (2895)
-//! bytes; opening decodes into a caller's [`OPEN_SCRATCH_LEN`]-byte (2111) scratch buffer.
+//! bytes; opening decodes into a caller's scratch buffer: [`OPEN_SCRATCH_LEN`] (2111) bytes
+//! open any token, [`open_scratch_len`] sizes one for a server that seals less.
 
 mod base64url;
 mod binding;
@@ -87,7 +90,7 @@ pub use binding::{Binding, Principal};
 pub use error::{ConfigError, InvalidState, SealError};
 pub use key_id::KeyId;
 pub use keyring::KeyRing;
-pub use keys::Keys;
+pub use keys::{KeySet, Keys};
 pub use mac::bare_hmac_sha256;
 pub use open::open;
 pub use options::StateOptions;
@@ -95,5 +98,6 @@ pub use seal::seal;
 pub use secret::Secret;
 pub use token::{
     DATA_LIMITS, MAX_DATA_LEN, MAX_PAYLOAD_LEN, MAX_TOKEN_LEN, OPEN_SCRATCH_LEN, TOKEN_PREFIX,
+    open_scratch_len,
 };
 pub use ttl::Ttl;

@@ -3,12 +3,10 @@
 use super::base64url::decode;
 use super::binding::Binding;
 use super::error::InvalidState;
-use super::keys::Keys;
+use super::keys::{KeySet, KeysView};
 use super::mac::{MAC_LEN, verify_token_mac};
 use super::options::StateOptions;
-use super::token::{
-    OPEN_SCRATCH_LEN, PAYLOAD_DATA, PAYLOAD_END, PAYLOAD_EXP, PAYLOAD_IAT, TokenParts,
-};
+use super::token::{PAYLOAD_DATA, PAYLOAD_END, PAYLOAD_EXP, PAYLOAD_IAT, TokenParts};
 use crate::json::Value;
 
 /// Opens `token` for the request described by `binding` at `now` (Unix seconds, from the
@@ -23,13 +21,16 @@ use crate::json::Value;
 ///   any key of the ring when the token names none;
 /// - it was sealed for the same method, salient params and principal;
 /// - it was issued at or before `now` and expires after `now` (expiry is exclusive);
-/// - its lifetime (expiry minus issue time) is at most the TTL of `options`.
+/// - its lifetime (expiry minus issue time) is at most the TTL of `options`;
+/// - its payload fits `scratch`: [`OPEN_SCRATCH_LEN`](super::OPEN_SCRATCH_LEN) bytes fit
+///   every token, and [`open_scratch_len`](super::open_scratch_len) sizes a smaller scratch
+///   for a server whose own data is smaller.
 pub fn open<'s>(
     token: &[u8],
     binding: &Binding<'_>,
-    options: &StateOptions,
+    options: &StateOptions<impl KeySet + ?Sized>,
     now: u64,
-    scratch: &'s mut [u8; OPEN_SCRATCH_LEN],
+    scratch: &'s mut [u8],
 ) -> Result<Value<'s>, InvalidState> {
     let parts = TokenParts::split(token).ok_or(InvalidState)?;
     let mut tag = [0u8; MAC_LEN];
@@ -37,12 +38,12 @@ pub fn open<'s>(
         return Err(InvalidState);
     }
     let binding = binding.hash().map_err(|_| InvalidState)?;
-    let verified = match options.keys() {
-        Keys::Secret(secret) => verify_token_mac(secret, &binding, parts.signed, &tag),
-        Keys::Ring(ring) if parts.key_id.is_empty() => ring
+    let verified = match options.view() {
+        KeysView::Secret(secret) => verify_token_mac(secret, &binding, parts.signed, &tag),
+        KeysView::Ring(ring) if parts.key_id.is_empty() => ring
             .entries()
             .any(|(_, secret)| verify_token_mac(secret, &binding, parts.signed, &tag)),
-        Keys::Ring(ring) => ring
+        KeysView::Ring(ring) => ring
             .find(parts.key_id)
             .is_some_and(|secret| verify_token_mac(secret, &binding, parts.signed, &tag)),
     };

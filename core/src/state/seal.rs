@@ -3,7 +3,7 @@
 use super::base64url::Base64Writer;
 use super::binding::Binding;
 use super::error::SealError;
-use super::keys::Keys;
+use super::keys::{KeySet, KeysView};
 use super::mac::token_mac;
 use super::options::StateOptions;
 use super::token::{
@@ -23,7 +23,7 @@ use crate::json::parse;
 pub fn seal(
     data_json: &[u8],
     binding: &Binding<'_>,
-    options: &StateOptions,
+    options: &StateOptions<impl KeySet + ?Sized>,
     now: u64,
     out: &mut [u8],
 ) -> Result<usize, SealError> {
@@ -36,9 +36,9 @@ pub fn seal(
     let exp = now
         .checked_add(options.ttl().as_secs())
         .ok_or(SealError::TimeOutOfRange)?;
-    let (key_id, secret): (&[u8], _) = match options.keys() {
-        Keys::Secret(secret) => (b"", secret),
-        Keys::Ring(ring) => {
+    let (key_id, secret): (&[u8], _) = match options.view() {
+        KeysView::Secret(secret) => (b"", secret),
+        KeysView::Ring(ring) => {
             let (id, secret) = ring.primary();
             (id.as_bytes(), secret)
         }

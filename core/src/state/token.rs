@@ -18,10 +18,21 @@ pub const DATA_LIMITS: Limits = Limits {
 };
 
 /// Longest payload: the data and its fixed JSON wrapper with two 20-digit times.
-pub const MAX_PAYLOAD_LEN: usize = MAX_DATA_LEN + PAYLOAD_WRAPPER_LEN + 2 * 20;
+pub const MAX_PAYLOAD_LEN: usize = open_scratch_len(MAX_DATA_LEN);
 
-/// Size of the scratch buffer [`open`](super::open) decodes the payload into.
-pub const OPEN_SCRATCH_LEN: usize = MAX_PAYLOAD_LEN;
+/// Size of a scratch buffer [`open`](super::open) can decode any token's payload into.
+pub const OPEN_SCRATCH_LEN: usize = open_scratch_len(MAX_DATA_LEN);
+
+/// Size of a scratch buffer that opens every token whose data is at most `max_data_len`
+/// bytes: the data plus the payload's wrapper and two 20-digit times.
+///
+/// A server that only ever seals small data (a device sealing a stage name and a few
+/// numbers) opens its own tokens with a scratch of this size instead of
+/// [`OPEN_SCRATCH_LEN`]; a longer token does not open, which is right, since it cannot be
+/// one this server sealed.
+pub const fn open_scratch_len(max_data_len: usize) -> usize {
+    max_data_len + PAYLOAD_WRAPPER_LEN + 2 * 20
+}
 
 /// Longest token [`seal`](super::seal) writes and [`open`](super::open) reads: 2895 bytes
 /// (with a 32-character key id and 2048 bytes of data). Anything longer does not open.
