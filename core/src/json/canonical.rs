@@ -109,7 +109,7 @@ pub fn canonical_digest_excluding<S: DigestSink + ?Sized>(
     // Values with at most `NODES` members and items in all are laid out once and emitted
     // from that layout; larger ones are emitted by rescanning, in bounded memory.
     let mut tree = Tree::new(value.raw());
-    match tree.build() {
+    match tree.build(excluded) {
         Built::Done => {
             let mut sink = Batched::new(sink);
             tree.emit(tree.root(), excluded, &mut sink);
@@ -125,8 +125,10 @@ pub fn canonical_digest_excluding<S: DigestSink + ?Sized>(
     }
 }
 
-/// Members and items [`Tree`] can lay out (each costs 20 bytes of stack).
-const NODES: usize = 48;
+/// Members and items [`Tree`] can lay out (each costs 20 bytes of stack). Excluded top-level
+/// members (a request's `_meta`, `requestState` and `inputResponses`) take none, so this
+/// covers the arguments of nearly every tool call while keeping a device's peak stack low.
+const NODES: usize = 32;
 
 /// A member or item of a container in a [`Tree`]: where its key (empty for an item) and its
 /// value are, and the index of the first node after its own subtree.
@@ -174,27 +176,30 @@ impl<'a> Tree<'a> {
         }
     }
 
-    fn build(&mut self) -> Built {
+    /// Lays the value out, passing over the top-level members named in `excluded`, which
+    /// are never emitted.
+    fn build(&mut self, excluded: &[&str]) -> Built {
         if u32::try_from(self.text.len()).is_err() {
             return Built::Large;
         }
-        match self.value(0, 0) {
+        match self.value(0, 0, excluded) {
             Ok(end) if end == self.text.len() => Built::Done,
             Ok(_) => Built::Large,
             Err(built) => built,
         }
     }
 
-    /// Lays out the value at `i` (inside containers `depth` deep) and returns its end.
-    fn value(&mut self, i: usize, depth: u16) -> Result<usize, Built> {
+    /// Lays out the value at `i` (inside containers `depth` deep) and returns its end;
+    /// `excluded` names members of this value (an object) to pass over.
+    fn value(&mut self, i: usize, depth: u16, excluded: &[&str]) -> Result<usize, Built> {
         match self.text.get(i) {
-            Some(b'{' | b'[') => self.container(i, depth + 1),
+            Some(b'{' | b'[') => self.container(i, depth + 1, excluded),
             _ => skip_value(self.text, i).ok_or(Built::Large),
         }
     }
 
     /// Lays out the children of the container at `i` (itself at `depth`), returns its end.
-    fn container(&mut self, i: usize, depth: u16) -> Result<usize, Built> {
+    fn container(&mut self, i: usize, depth: u16, excluded: &[&str]) -> Result<usize, Built> {
         if depth > CANONICAL_MAX_DEPTH {
             return Err(Built::TooDeep);
         }
@@ -215,16 +220,24 @@ impl<'a> Tree<'a> {
                 }
                 j = skip_ws(text, j + 1);
             }
-            let at = self.len;
-            let slot = self.nodes.get_mut(at).ok_or(Built::Large)?;
-            slot.key = key;
-            self.len += 1;
-            let end = self.value(j, depth)?;
-            let next = u16::try_from(self.len).map_err(|_| Built::Large)?;
-            if let Some(node) = self.nodes.get_mut(at) {
-                node.value = (offset(j)?, offset(end)?);
-                node.next = next;
-            }
+            let passed_over = object
+                && !excluded.is_empty()
+                && excluded.iter().any(|name| self.key_at(key).eq_str(name));
+            let end = if passed_over {
+                skip_value(text, j).ok_or(Built::Large)?
+            } else {
+                let at = self.len;
+                let slot = self.nodes.get_mut(at).ok_or(Built::Large)?;
+                slot.key = key;
+                self.len += 1;
+                let end = self.value(j, depth, &[])?;
+                let next = u16::try_from(self.len).map_err(|_| Built::Large)?;
+                if let Some(node) = self.nodes.get_mut(at) {
+                    node.value = (offset(j)?, offset(end)?);
+                    node.next = next;
+                }
+                end
+            };
             j = skip_ws(text, end);
             match text.get(j) {
                 Some(b',') => j = skip_ws(text, j + 1),
@@ -241,7 +254,11 @@ impl<'a> Tree<'a> {
     }
 
     fn key(&self, node: Node) -> JsonStr<'a> {
-        JsonStr::from_validated(self.slice(node.key))
+        self.key_at(node.key)
+    }
+
+    fn key_at(&self, span: (u32, u32)) -> JsonStr<'a> {
+        JsonStr::from_validated(self.slice(span))
     }
 
     /// The children of `node` (nodes from `first` up to `node.next`).
@@ -880,7 +897,7 @@ mod tests {
         let value = parse(text.as_bytes(), &Limits::default()).expect(text);
         let mut laid_out = std::vec::Vec::new();
         let mut tree = Tree::new(value.raw());
-        assert!(matches!(tree.build(), Built::Done), "{text}");
+        assert!(matches!(tree.build(excluded), Built::Done), "{text}");
         let mut sink = |b: &[u8]| laid_out.extend_from_slice(b);
         let mut batched = Batched::new(&mut sink);
         tree.emit(tree.root(), excluded, &mut batched);
@@ -922,12 +939,32 @@ mod tests {
             .join(",");
         let wide = std::format!("{{{wide}}}");
         let value = parse(wide.as_bytes(), &Limits::default()).unwrap();
-        assert!(matches!(Tree::new(value.raw()).build(), Built::Large));
+        assert!(matches!(Tree::new(value.raw()).build(&[]), Built::Large));
         let mut r = Recorder::new();
         canonical_digest(value, &mut r).unwrap();
         assert!(
             r.as_slice()
                 .starts_with(b"{s\x02k0[i\x0259]s\x02k1[i\x0258]")
+        );
+    }
+
+    #[test]
+    fn excluded_members_take_no_room_in_the_layout() {
+        // Retry fields far larger than the layout, around a few salient members.
+        let answers: std::string::String = (0..40)
+            .map(|i| std::format!(r#""q{i}":{{"action":"accept","content":{{"v":[{i}]}}}}"#))
+            .collect::<std::vec::Vec<_>>()
+            .join(",");
+        let text = std::format!(
+            r#"{{"_meta":{{"a":[1,2,3,4,5,6,7,8,9,10]}},"name":"t","arguments":{{"b":1,"a":[true]}},"inputResponses":{{{answers}}},"requestState":"s"}}"#
+        );
+        let value = parse(text.as_bytes(), &Limits::default()).unwrap();
+        assert!(matches!(Tree::new(value.raw()).build(&[]), Built::Large));
+        let (laid_out, rescanned) = both_ways(&text, &NON_SALIENT_PARAMS_KEYS);
+        assert_eq!(laid_out, rescanned);
+        assert_eq!(
+            laid_out,
+            params(Some(r#"{"arguments":{"a":[true],"b":1},"name":"t"}"#)).as_slice()
         );
     }
 

@@ -54,9 +54,15 @@ pub(crate) struct Keywords<'a> {
 const KEYWORD_MAX: usize = 24;
 
 impl<'a> Keywords<'a> {
-    /// Reads the keywords of `schema`; `Err` names the first keyword with a malformed value.
-    pub(crate) fn collect(schema: Object<'a>) -> Result<Self, &'static str> {
-        let mut k = Keywords::default();
+    /// Reads the keywords of `schema` into `self` (whatever it held before is cleared); `Err`
+    /// names the first keyword with a malformed value.
+    ///
+    /// Filled in place rather than returned, so that a validator frame holds one copy of the
+    /// keywords (about 500 bytes) and not a second one in transit: the validator recurses
+    /// through this for every schema level, which sets a device's peak stack.
+    pub(crate) fn read(&mut self, schema: Object<'a>) -> Result<(), &'static str> {
+        *self = Keywords::default();
+        let k = self;
         // Draft 4 spells exclusive bounds as booleans next to minimum/maximum.
         let mut min_flag = false;
         let mut max_flag = false;
@@ -151,7 +157,7 @@ impl<'a> Keywords<'a> {
         if let Some(bound) = k.maximum.as_mut() {
             bound.exclusive = max_flag;
         }
-        Ok(k)
+        Ok(())
     }
 }
 

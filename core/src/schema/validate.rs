@@ -155,7 +155,8 @@ impl<'a> Validator<'a> {
         if let Some(k) = recent.and_then(|r| r.find(at)) {
             return self.apply(recent, &k, inst, depth);
         }
-        let k = Keywords::collect(object)
+        let mut k = Keywords::default();
+        k.read(object)
             .map_err(|keyword| self.fail(Reason::BadSchema { keyword }, inst))?;
         if let Some(recent) = recent {
             recent.keep(at, &k);
@@ -531,7 +532,8 @@ impl<'a> Validator<'a> {
         let Some(object) = schema.as_object() else {
             return Err(self.fail(Reason::BadSchema { keyword: "" }, schema));
         };
-        let k = Keywords::collect(object).map_err(|keyword| {
+        let mut k = Keywords::default();
+        k.read(object).map_err(|keyword| {
             let at = object
                 .iter()
                 .find(|(key, _)| key.eq_str(keyword))
