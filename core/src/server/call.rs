@@ -11,6 +11,48 @@ use crate::json::{BufferTooSmall, JsonStr, Limits, Object, Value, Writer};
 use crate::protocol::META_SERVER_INFO;
 use crate::rpc::ErrorCode;
 
+/// What every call type shares: its request context (through `Deref`), `reply`, which starts
+/// the reply a handler writes, and `finish`, which admits the handler's outcome. `$call`
+/// names the call in the expressions for the URI the reply echoes and the finish rules.
+macro_rules! call_plumbing {
+    ($type:ident, $kind:ident, |$call:ident| { uri: $uri:expr, rules: $rules:expr $(,)? }) => {
+        impl<'a> $type<'a> {
+            /// Starts the reply in `out`. Progress and log notifications go to `notifier`.
+            pub fn reply<'o>(
+                &self,
+                out: &'o mut [u8],
+                notifier: Option<&'o mut (dyn Notifier + Send + 'o)>,
+            ) -> Reply<'o, super::$kind>
+            where
+                'a: 'o,
+            {
+                #[allow(unused_variables, reason = "not every call echoes a URI")]
+                let $call = self;
+                Reply::start(out, self.ctx, notifier, $uri)
+            }
+
+            /// Admits the handler's outcome and completes the response in `out`; returns its
+            /// length.
+            pub fn finish(
+                &self,
+                out: &mut [u8],
+                outcome: Result<Done, Error>,
+            ) -> Result<usize, BufferTooSmall> {
+                #[allow(unused_variables, reason = "not every call has rules of its own")]
+                let $call = self;
+                finish(&self.ctx, out, outcome, $rules)
+            }
+        }
+
+        impl<'a> Deref for $type<'a> {
+            type Target = RequestContext<'a>;
+            fn deref(&self) -> &RequestContext<'a> {
+                &self.ctx
+            }
+        }
+    };
+}
+
 /// A `tools/call` whose tool exists and whose arguments passed the tool's input schema.
 #[derive(Clone, Copy, Debug)]
 pub struct ToolCall<'a> {
@@ -39,40 +81,16 @@ impl<'a> ToolCall<'a> {
     pub fn argument(&self, name: &str) -> Option<Value<'a>> {
         self.arguments.and_then(|a| a.get(name))
     }
-
-    /// Starts the reply in `out`. Progress and log notifications go to `notifier`.
-    pub fn reply<'o>(
-        &self,
-        out: &'o mut [u8],
-        notifier: Option<&'o mut (dyn Notifier + Send + 'o)>,
-    ) -> Reply<'o, super::ForTool>
-    where
-        'a: 'o,
-    {
-        Reply::start(out, self.ctx, notifier, None)
-    }
-
-    /// Admits the handler's outcome and completes the response in `out`; returns its length.
-    pub fn finish(
-        &self,
-        out: &mut [u8],
-        outcome: Result<Done, Error>,
-    ) -> Result<usize, BufferTooSmall> {
-        let rules = FinishRules {
-            tool_errors: true,
-            cacheable: false,
-            output_schema: self.tool.output_schema,
-        };
-        finish(&self.ctx, out, outcome, rules)
-    }
 }
 
-impl<'a> Deref for ToolCall<'a> {
-    type Target = RequestContext<'a>;
-    fn deref(&self) -> &RequestContext<'a> {
-        &self.ctx
-    }
-}
+call_plumbing!(ToolCall, ForTool, |call| {
+    uri: None,
+    rules: FinishRules {
+        tool_errors: true,
+        cacheable: false,
+        output_schema: call.tool.output_schema,
+    },
+});
 
 /// What a `resources/read` URI resolved to.
 #[derive(Clone, Copy, Debug)]
@@ -147,40 +165,16 @@ impl<'a> ResourceRead<'a> {
             ResourceTarget::Fixed(_) => None,
         }
     }
-
-    /// Starts the reply in `out`.
-    pub fn reply<'o>(
-        &self,
-        out: &'o mut [u8],
-        notifier: Option<&'o mut (dyn Notifier + Send + 'o)>,
-    ) -> Reply<'o, super::ForResource>
-    where
-        'a: 'o,
-    {
-        Reply::start(out, self.ctx, notifier, Some(self.uri_json))
-    }
-
-    /// Admits the handler's outcome and completes the response in `out`.
-    pub fn finish(
-        &self,
-        out: &mut [u8],
-        outcome: Result<Done, Error>,
-    ) -> Result<usize, BufferTooSmall> {
-        let rules = FinishRules {
-            tool_errors: false,
-            cacheable: true,
-            output_schema: None,
-        };
-        finish(&self.ctx, out, outcome, rules)
-    }
 }
 
-impl<'a> Deref for ResourceRead<'a> {
-    type Target = RequestContext<'a>;
-    fn deref(&self) -> &RequestContext<'a> {
-        &self.ctx
-    }
-}
+call_plumbing!(ResourceRead, ForResource, |call| {
+    uri: Some(call.uri_json),
+    rules: FinishRules {
+        tool_errors: false,
+        cacheable: true,
+        output_schema: None,
+    },
+});
 
 /// A `prompts/get` of a known prompt with every required argument present.
 #[derive(Clone, Copy, Debug)]
@@ -207,35 +201,12 @@ impl<'a> PromptGet<'a> {
             .and_then(|a| a.get(name))
             .and_then(|v| v.as_str())
     }
-
-    /// Starts the reply in `out`.
-    pub fn reply<'o>(
-        &self,
-        out: &'o mut [u8],
-        notifier: Option<&'o mut (dyn Notifier + Send + 'o)>,
-    ) -> Reply<'o, super::ForPrompt>
-    where
-        'a: 'o,
-    {
-        Reply::start(out, self.ctx, notifier, None)
-    }
-
-    /// Admits the handler's outcome and completes the response in `out`.
-    pub fn finish(
-        &self,
-        out: &mut [u8],
-        outcome: Result<Done, Error>,
-    ) -> Result<usize, BufferTooSmall> {
-        finish(&self.ctx, out, outcome, FinishRules::PLAIN)
-    }
 }
 
-impl<'a> Deref for PromptGet<'a> {
-    type Target = RequestContext<'a>;
-    fn deref(&self) -> &RequestContext<'a> {
-        &self.ctx
-    }
-}
+call_plumbing!(PromptGet, ForPrompt, |call| {
+    uri: None,
+    rules: FinishRules::PLAIN,
+});
 
 /// What a completion refers to.
 #[derive(Clone, Copy, Debug)]
@@ -276,35 +247,12 @@ impl<'a> Completion<'a> {
     pub fn context_arguments(&self) -> Option<Object<'a>> {
         self.context_arguments
     }
-
-    /// Starts the reply in `out`.
-    pub fn reply<'o>(
-        &self,
-        out: &'o mut [u8],
-        notifier: Option<&'o mut (dyn Notifier + Send + 'o)>,
-    ) -> Reply<'o, super::ForCompletion>
-    where
-        'a: 'o,
-    {
-        Reply::start(out, self.ctx, notifier, None)
-    }
-
-    /// Admits the handler's outcome and completes the response in `out`.
-    pub fn finish(
-        &self,
-        out: &mut [u8],
-        outcome: Result<Done, Error>,
-    ) -> Result<usize, BufferTooSmall> {
-        finish(&self.ctx, out, outcome, FinishRules::PLAIN)
-    }
 }
 
-impl<'a> Deref for Completion<'a> {
-    type Target = RequestContext<'a>;
-    fn deref(&self) -> &RequestContext<'a> {
-        &self.ctx
-    }
-}
+call_plumbing!(Completion, ForCompletion, |call| {
+    uri: None,
+    rules: FinishRules::PLAIN,
+});
 
 /// A call the application must run.
 // No heap in the core: a call lives on the stack for one round, unboxed.
