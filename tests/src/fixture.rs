@@ -85,6 +85,7 @@ pub const CRASH_MESSAGE: &str = "Sensor offline";
 /// The fixture's fixed resources.
 pub const RESOURCES: &[Resource<'static>] = &[
     Resource::new("fixture://readme", "readme")
+        .title("Read me")
         .description("The fixture's read-me")
         .mime_type("text/plain"),
     Resource::new("fixture://logo", "logo").mime_type("image/png"),
@@ -101,6 +102,7 @@ pub const BROKEN_MESSAGE: &str = "Storage unavailable";
 /// The fixture's resource templates.
 pub const TEMPLATES: &[ResourceTemplate<'static>] = &[
     ResourceTemplate::new("fixture://users/{id}", "user")
+        .title("User")
         .description("A user by id")
         .mime_type("application/json"),
     ResourceTemplate::new("fixture://files/{+path}", "file").mime_type("text/plain"),
@@ -115,6 +117,7 @@ const GREET_ARGUMENTS: &[PromptArgument<'static>] = &[
 /// The fixture's prompts.
 pub const PROMPTS: &[Prompt<'static>] = &[
     Prompt::new("greet")
+        .title("Greeting")
         .description("Greets someone")
         .arguments(GREET_ARGUMENTS),
     Prompt::new("summarize"),

@@ -752,6 +752,7 @@ fn resource_definitions() -> Vec<Value> {
         json!({
             "uri": "fixture://readme",
             "name": "readme",
+            "title": "Read me",
             "description": "The fixture's read-me",
             "mimeType": "text/plain"
         }),
@@ -765,6 +766,7 @@ fn template_definitions() -> Vec<Value> {
         json!({
             "uriTemplate": "fixture://users/{id}",
             "name": "user",
+            "title": "User",
             "description": "A user by id",
             "mimeType": "application/json"
         }),
@@ -777,6 +779,7 @@ fn prompt_definitions() -> Vec<Value> {
     vec![
         json!({
             "name": "greet",
+            "title": "Greeting",
             "description": "Greets someone",
             "arguments": [
                 {"name": "name", "description": "Who to greet", "required": true},

@@ -7,6 +7,23 @@
 
 use super::ServerCapabilities;
 
+/// `const` builder methods that each set one optional text field of a definition, so that
+/// firmware can build its catalogue in `const` items.
+macro_rules! optional_text {
+    ($type:ident { $($(#[doc = $doc:literal])* $field:ident),* $(,)? }) => {
+        impl<'r> $type<'r> {
+            $(
+                $(#[doc = $doc])*
+                #[must_use]
+                pub const fn $field(mut self, $field: &'r str) -> Self {
+                    self.$field = Some($field);
+                    self
+                }
+            )*
+        }
+    };
+}
+
 /// A tool definition.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Tool<'r> {
@@ -37,41 +54,24 @@ impl<'r> Tool<'r> {
         }
     }
 
-    /// With a description.
-    #[must_use]
-    pub const fn description(mut self, description: &'r str) -> Self {
-        self.description = Some(description);
-        self
-    }
-
-    /// With a title.
-    #[must_use]
-    pub const fn title(mut self, title: &'r str) -> Self {
-        self.title = Some(title);
-        self
-    }
-
     /// With an input schema (JSON text).
     #[must_use]
     pub const fn input_schema(mut self, schema: &'r str) -> Self {
         self.input_schema = schema;
         self
     }
-
-    /// With an output schema (JSON text).
-    #[must_use]
-    pub const fn output_schema(mut self, schema: &'r str) -> Self {
-        self.output_schema = Some(schema);
-        self
-    }
-
-    /// With annotations (JSON text).
-    #[must_use]
-    pub const fn annotations(mut self, annotations: &'r str) -> Self {
-        self.annotations = Some(annotations);
-        self
-    }
 }
+
+optional_text!(Tool {
+    /// With a display title.
+    title,
+    /// With a description, for the model.
+    description,
+    /// With an output schema (JSON text).
+    output_schema,
+    /// With annotations (JSON text).
+    annotations,
+});
 
 /// A resource with a fixed URI.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -99,21 +99,16 @@ impl<'r> Resource<'r> {
             mime_type: None,
         }
     }
-
-    /// With a description.
-    #[must_use]
-    pub const fn description(mut self, description: &'r str) -> Self {
-        self.description = Some(description);
-        self
-    }
-
-    /// With a MIME type.
-    #[must_use]
-    pub const fn mime_type(mut self, mime_type: &'r str) -> Self {
-        self.mime_type = Some(mime_type);
-        self
-    }
 }
+
+optional_text!(Resource {
+    /// With a display title.
+    title,
+    /// With a description.
+    description,
+    /// With a MIME type.
+    mime_type,
+});
 
 /// A family of resources named by an RFC 6570 URI template (`{var}` and `{+var}`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -141,21 +136,16 @@ impl<'r> ResourceTemplate<'r> {
             mime_type: None,
         }
     }
-
-    /// With a description.
-    #[must_use]
-    pub const fn description(mut self, description: &'r str) -> Self {
-        self.description = Some(description);
-        self
-    }
-
-    /// With a MIME type.
-    #[must_use]
-    pub const fn mime_type(mut self, mime_type: &'r str) -> Self {
-        self.mime_type = Some(mime_type);
-        self
-    }
 }
+
+optional_text!(ResourceTemplate {
+    /// With a display title.
+    title,
+    /// With a description.
+    description,
+    /// With a MIME type.
+    mime_type,
+});
 
 /// A prompt argument.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -186,14 +176,12 @@ impl<'r> PromptArgument<'r> {
             required: true,
         }
     }
-
-    /// With a description.
-    #[must_use]
-    pub const fn description(mut self, description: &'r str) -> Self {
-        self.description = Some(description);
-        self
-    }
 }
+
+optional_text!(PromptArgument {
+    /// With a description.
+    description,
+});
 
 /// A prompt definition.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -219,13 +207,6 @@ impl<'r> Prompt<'r> {
         }
     }
 
-    /// With a description.
-    #[must_use]
-    pub const fn description(mut self, description: &'r str) -> Self {
-        self.description = Some(description);
-        self
-    }
-
     /// With arguments.
     #[must_use]
     pub const fn arguments(mut self, arguments: &'r [PromptArgument<'r>]) -> Self {
@@ -233,6 +214,13 @@ impl<'r> Prompt<'r> {
         self
     }
 }
+
+optional_text!(Prompt {
+    /// With a display title.
+    title,
+    /// With a description.
+    description,
+});
 
 /// The catalogue an application serves. Lists are answered from it by the core.
 pub trait Registry {
