@@ -92,6 +92,26 @@ async fn example_errors(transport: Transport) {
         Some(json!({"supported": ["2026-07-28"]})),
     );
     assert_server_error(s.request("made/up", json!({})).await, -32601, None);
+    // What cannot be sent is refused before anything is sent (the log of legs stays empty).
+    for refused in [
+        s.request(
+            "tools/call",
+            json!({"name": "add", "arguments": {"a": 1, "b": 2}, "requestState": "forged"}),
+        )
+        .await,
+        s.request(
+            "tools/call",
+            json!({"name": "add", "arguments": {"a": 1, "b": 2}, "inputResponses": {}}),
+        )
+        .await,
+        s.request("made/up", json!([1, 2])).await,
+        s.call_tool("add", json!([1, 2])).await,
+    ] {
+        assert!(
+            matches!(refused, Err(ClientError::InvalidParams(_))),
+            "{refused:?}"
+        );
+    }
     // A tool error result is a result, not an error.
     let failed = s
         .call_tool("fail", json!({"reason": "on purpose"}))

@@ -63,6 +63,10 @@ pub enum ClientError {
         /// What was wrong with it.
         detail: String,
     },
+    /// What the caller asked to send cannot be sent: params or arguments that are not a JSON
+    /// object, or retry fields (`requestState`, `inputResponses`), which the client writes
+    /// itself. Nothing was sent.
+    InvalidParams(String),
     /// The transport failed (the process could not start, the connection broke, …).
     Transport(String),
     /// No response within the configured time.
@@ -159,6 +163,7 @@ impl fmt::Display for ClientError {
                 write!(f, "tool {name:?} cannot be called over HTTP: {reason}")
             }
             ClientError::Http { status, detail } => write!(f, "HTTP {status}: {detail}"),
+            ClientError::InvalidParams(e) => write!(f, "cannot send these params: {e}"),
             ClientError::Transport(e) => write!(f, "transport failed: {e}"),
             ClientError::Timeout => f.write_str("no response in time"),
             ClientError::Closed => f.write_str("the connection to the server is closed"),

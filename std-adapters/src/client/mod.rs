@@ -315,13 +315,16 @@ enum Owned {
     Request(String, Option<Vec<u8>>, Option<Vec<u8>>),
 }
 
+/// The params members of a retry, which the driver writes itself.
+const RETRY_FIELDS: [&str; 2] = ["requestState", "inputResponses"];
+
 impl Owned {
     fn operation<'o>(&'o self) -> Result<Operation<'o>, ClientError> {
         let object = |bytes: &'o [u8], what: &str| -> Result<Object<'o>, ClientError> {
             parse(bytes, &OWN_LIMITS)
                 .ok()
                 .and_then(|v| v.as_object())
-                .ok_or_else(|| ClientError::Transport(format!("{what} must be a JSON object")))
+                .ok_or_else(|| ClientError::InvalidParams(format!("{what} must be a JSON object")))
         };
         Ok(match self {
             Owned::Discover => Operation::discover(),
@@ -473,14 +476,29 @@ impl Client {
 
     /// Any other request: `method` with `params` (an object, or `null`). Members of
     /// `params._meta` other than the protocol's own are sent along.
+    ///
+    /// The client answers input requests and echoes `requestState` itself, so params that
+    /// carry `requestState` or `inputResponses` are [`ClientError::InvalidParams`], as are
+    /// params that are not an object; nothing is sent then.
     pub async fn request(&self, method: &str, params: Value) -> Result<Value, ClientError> {
         let (params, meta) = match params {
             Value::Null => (None, None),
+            Value::Object(map) if RETRY_FIELDS.iter().any(|k| map.contains_key(*k)) => {
+                return Err(ClientError::InvalidParams(
+                    "requestState and inputResponses are written by the client, which answers \
+                     input requests itself"
+                        .to_owned(),
+                ));
+            }
             Value::Object(mut map) => {
                 let meta = map.remove("_meta");
                 (Some(Value::Object(map)), meta)
             }
-            _ => return Err(ClientError::transport("params must be a JSON object")),
+            _ => {
+                return Err(ClientError::InvalidParams(
+                    "params must be a JSON object or null".to_owned(),
+                ));
+            }
         };
         let bytes = |v: Option<Value>| v.map(|v| serde_json::to_vec(&v).unwrap_or_default());
         let op = Owned::Request(method.to_owned(), bytes(params), bytes(meta));
