@@ -11,14 +11,15 @@
 //! the fixture's definitions (`snodo_tests::mrtr_fixture`) and the 2026-07-28 specification.
 
 use serde_json::{Value, json};
-use snodo_std::client::{ClientError, ElicitResult, FormRequest};
+use snodo_std::client::{ClientCapabilities, ClientError, ElicitResult, FormRequest};
 use snodo_tests::client_harness::{
     Answers, Asked, InProcess, Launch, Log, Transport, assert_matches, assert_retries, connect,
     decline, fill, first_text, json_in, roots, sampled,
 };
 use snodo_tests::harness::{ANY_STRING, server_info};
 use snodo_tests::mrtr_fixture::{
-    APPROVAL_FORM, CITY_FORM, DATE_FORM, GO_FORM, NAME_FORM, PLAIN_STATE, SAMPLING_PLAIN,
+    APPROVAL_FORM, CITY_FORM, DATE_FORM, GO_FORM, NAME_FORM, PLAIN_STATE, SAMPLING_CONTEXT,
+    SAMPLING_PLAIN, SAMPLING_TOOL_CHOICE, SAMPLING_TOOLS,
 };
 
 snodo_tests::client_harness_child!();
@@ -27,7 +28,8 @@ snodo_tests::client_tests! {
     several_inputs_are_answered_in_one_retry => several_inputs();
     a_declined_input_among_several_ends_the_flow => declined_among_several();
     sampling_round_trips_in_a_tool_and_a_prompt => sampling();
-    sampling_sub_capabilities_cannot_be_declared => sampling_sub_capabilities();
+    sampling_sub_capabilities_undeclared_are_refused => sampling_sub_capabilities();
+    sampling_sub_capabilities_declared_reach_the_handler => sampling_sub_capabilities_declared();
     roots_round_trips_in_a_tool_and_a_resource => roots_flows();
     one_result_asks_all_three_kinds => three_kinds();
     only_the_declared_kinds_are_asked => only_declared_kinds();
@@ -298,9 +300,9 @@ async fn sampling(transport: Transport) {
     s.finish(json!({"sampling": {}})).await;
 }
 
-/// The client's sampling handler declares `sampling` alone — the client has no way to
-/// declare `sampling.tools` or `sampling.context` — so the server refuses the requests that
-/// need them, before any handler runs; `includeContext: "none"` needs only `sampling`.
+/// A sampling handler declares `sampling` alone unless told otherwise, so the server refuses
+/// the requests that need `sampling.tools` or `sampling.context`, before any handler runs;
+/// `includeContext: "none"` needs only `sampling`.
 async fn sampling_sub_capabilities(transport: Transport) {
     let log = Log::new();
     let s = connect(&fixture(), transport, sampling_only().builder(&log));
@@ -324,6 +326,34 @@ async fn sampling_sub_capabilities(transport: Transport) {
         json!({"summary": "teal", "model": "model-x"})
     );
     s.finish(json!({"sampling": {}})).await;
+}
+
+/// With `sampling_supports`, the client declares `sampling.tools` and `sampling.context`
+/// on every request, and the requests that need them reach its sampling handler.
+async fn sampling_sub_capabilities_declared(transport: Transport) {
+    let log = Log::new();
+    let builder = sampling_only().builder(&log).sampling_supports(
+        ClientCapabilities::SAMPLING_TOOLS.union(ClientCapabilities::SAMPLING_CONTEXT),
+    );
+    let s = connect(&fixture(), transport, builder);
+    for (variant, params) in [
+        ("tools", SAMPLING_TOOLS),
+        ("tool_choice", SAMPLING_TOOL_CHOICE),
+        ("context", SAMPLING_CONTEXT),
+    ] {
+        let result = s
+            .call_tool("summarize", json!({"variant": variant}))
+            .await
+            .unwrap_or_else(|e| panic!("{variant}: {e}"));
+        assert_eq!(
+            first_text(&result),
+            json!({"summary": "teal", "model": "model-x"}),
+            "{variant}"
+        );
+        assert_eq!(log.take(), [Asked::Sampling(schema(params))], "{variant}");
+    }
+    s.finish(json!({"sampling": {"tools": {}, "context": {}}}))
+        .await;
 }
 
 async fn roots_flows(transport: Transport) {

@@ -257,10 +257,9 @@ impl<F, U, S, R> Handlers<F, U, S, R> {
     /// a sampling handler is installed.
     #[must_use]
     pub fn sampling_supports(mut self, extra: ClientCapabilities) -> Self {
-        let allowed =
-            ClientCapabilities::SAMPLING_TOOLS.union(ClientCapabilities::SAMPLING_CONTEXT);
-        // The intersection of `extra` and `allowed`.
-        self.sampling_extra = extra.missing_from(extra.missing_from(allowed));
+        self.sampling_extra = extra.intersection(
+            ClientCapabilities::SAMPLING_TOOLS.union(ClientCapabilities::SAMPLING_CONTEXT),
+        );
         self
     }
 }

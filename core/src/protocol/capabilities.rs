@@ -54,6 +54,12 @@ impl ClientCapabilities {
         ClientCapabilities(self.0 | other.0)
     }
 
+    /// The capabilities in both sets.
+    #[must_use]
+    pub const fn intersection(self, other: Self) -> Self {
+        ClientCapabilities(self.0 & other.0)
+    }
+
     /// Whether every capability in `other` is in `self`.
     pub const fn contains(self, other: Self) -> bool {
         self.0 & other.0 == other.0

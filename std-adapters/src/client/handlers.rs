@@ -267,6 +267,9 @@ pub(crate) struct Handlers {
     pub(crate) url: Slot<UrlRequest, ElicitResult>,
     pub(crate) sampling: Slot<SamplingRequest, CreateMessageResult>,
     pub(crate) roots: Slot<RootsRequest, Vec<Root>>,
+    /// `sampling.tools` and/or `sampling.context`, declared with `sampling` when the
+    /// sampling handler supports them.
+    pub(crate) sampling_extra: ClientCapabilities,
 }
 
 impl std::fmt::Debug for Handlers {
@@ -334,6 +337,9 @@ impl Handlers {
             if on {
                 caps = caps.union(kind.capability());
             }
+        }
+        if self.sampling.is_some() {
+            caps = caps.union(self.sampling_extra);
         }
         caps
     }

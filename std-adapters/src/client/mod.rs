@@ -59,7 +59,7 @@ pub use handlers::{
     CreateMessageResult, ElicitResult, FormRequest, HandlerError, HandlerResult, InputHandler,
     Root, RootsRequest, SamplingRequest, UrlRequest,
 };
-pub use snodo_core::client::InputKind;
+pub use snodo_core::client::{ClientCapabilities, InputKind};
 pub use snodo_core::mrtr::Action;
 
 use handlers::{Handlers, json_of, slot, text};
@@ -190,6 +190,18 @@ impl ClientBuilder {
         Fut: Future<Output = HandlerResult<CreateMessageResult>> + Send + 'static,
     {
         self.handlers.sampling = slot(f);
+        self
+    }
+
+    /// Also declares `sampling.tools` and/or `sampling.context` (only those two count) while
+    /// a sampling handler is installed: the handler then gets requests with `tools` and
+    /// `toolChoice`, or with `includeContext` other than `"none"`, which a server must not
+    /// send to a client that does not declare them.
+    #[must_use]
+    pub fn sampling_supports(mut self, extra: ClientCapabilities) -> Self {
+        self.handlers.sampling_extra = extra.intersection(
+            ClientCapabilities::SAMPLING_TOOLS.union(ClientCapabilities::SAMPLING_CONTEXT),
+        );
         self
     }
 
@@ -371,7 +383,7 @@ impl Client {
     }
 
     /// The capabilities every request declares (those of the installed handlers).
-    pub fn capabilities(&self) -> snodo_core::client::ClientCapabilities {
+    pub fn capabilities(&self) -> ClientCapabilities {
         self.handlers.capabilities()
     }
 
