@@ -11,6 +11,6 @@ mod state;
 pub use check::elicit_result::Action;
 pub use error::BuildError;
 pub use outcome::InputRequired;
-pub use request::{CreateMessage, Elicitation, InputRequest, ListRoots};
+pub use request::{CreateMessage, Elicitation, FormSchema, InputRequest, ListRoots};
 pub use response::{Ask, ElicitAnswer, INVALID_RESPONSE, Response, Roots, SampledMessage};
 pub use state::INVALID_STATE;

@@ -26,17 +26,54 @@ enum ElicitMode<'r> {
     Url(&'r str),
 }
 
-impl<'r> Elicitation<'r> {
-    /// A form elicitation: `requested_schema` is JSON text of the restricted flat schema
-    /// (an object of primitive properties; see [`check::form`]).
-    pub fn form(message: &'r str, requested_schema: &'r str) -> Result<Self, BuildError> {
+/// A form's `requestedSchema`, parsed and checked once.
+///
+/// [`Elicitation::form`] checks its schema every time it is built, which is every leg of a
+/// flow that builds its requests per leg. A handler that asks with the same schema again and
+/// again can check it once — at start-up, in the application it builds, or on first use
+/// behind a `LazyLock` — and build each leg's request with [`Elicitation::with_form`].
+///
+/// ```
+/// use snodo_core::mrtr::{Elicitation, FormSchema};
+///
+/// let color = FormSchema::new(r#"{"type":"object","properties":{"color":{"type":"string"}}}"#)?;
+/// let ask = Elicitation::with_form("Choose a color", color);
+/// assert!(ask.form_schema().is_some());
+/// assert!(FormSchema::new(r#"{"type":"object","properties":{"x":{"type":"object"}}}"#).is_err());
+/// # Ok::<(), snodo_core::mrtr::BuildError>(())
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct FormSchema<'r>(Value<'r>);
+
+impl<'r> FormSchema<'r> {
+    /// Parses and checks JSON text of the restricted flat schema (an object of primitive
+    /// properties; see [`check::form`]).
+    pub fn new(requested_schema: &'r str) -> Result<Self, BuildError> {
         let schema = parse(requested_schema.as_bytes(), &BUILD_LIMITS)
             .map_err(|_| BuildError::new("requestedSchema is not valid JSON"))?;
         check::form::check_schema(schema)?;
-        Ok(Elicitation {
+        Ok(FormSchema(schema))
+    }
+
+    /// The schema.
+    pub fn as_value(&self) -> Value<'r> {
+        self.0
+    }
+}
+
+impl<'r> Elicitation<'r> {
+    /// A form elicitation: `requested_schema` is JSON text of the restricted flat schema
+    /// (an object of primitive properties; see [`check::form`]), checked now.
+    pub fn form(message: &'r str, requested_schema: &'r str) -> Result<Self, BuildError> {
+        FormSchema::new(requested_schema).map(|schema| Self::with_form(message, schema))
+    }
+
+    /// A form elicitation with a schema checked before ([`FormSchema`]).
+    pub const fn with_form(message: &'r str, schema: FormSchema<'r>) -> Self {
+        Elicitation {
             message,
-            mode: ElicitMode::Form(schema),
-        })
+            mode: ElicitMode::Form(schema.0),
+        }
     }
 
     /// A URL elicitation: the client asks the user to consent to opening `url` (an absolute

@@ -4,8 +4,10 @@
 //! `url_preview`. Each leg either asks for one more answer (`input_required`) or finishes;
 //! partial answers travel in sealed state, never in hidden argument keys.
 
+use std::sync::LazyLock;
+
 use snodo_core::json::Writer;
-use snodo_core::mrtr::{Action, Elicitation, Response};
+use snodo_core::mrtr::{Action, BuildError, Elicitation, FormSchema, Response};
 use snodo_core::server::{Done, Error, Reply, RequestContext};
 use snodo_core::state::OPEN_SCRATCH_LEN;
 
@@ -18,8 +20,20 @@ pub const LABEL_SCHEMA: &str = r#"{"type":"object","properties":{"label":{"type"
 /// Where `url_preview` sends the user (nothing is fetched by the server).
 pub const PREVIEW_URL: &str = "https://example.com/preferences/preview";
 
-fn form(message: &'static str, schema: &'static str) -> Result<Elicitation<'static>, Error> {
-    Elicitation::form(message, schema).map_err(|_| Error::internal("invalid form"))
+/// A form schema checked once, on first use, rather than on every leg that asks with it.
+pub type CheckedForm = LazyLock<Result<FormSchema<'static>, BuildError>>;
+
+/// [`COLOR_SCHEMA`], checked.
+pub static COLOR_FORM: CheckedForm = LazyLock::new(|| FormSchema::new(COLOR_SCHEMA));
+static STYLE_FORM: CheckedForm = LazyLock::new(|| FormSchema::new(STYLE_SCHEMA));
+static LABEL_FORM: CheckedForm = LazyLock::new(|| FormSchema::new(LABEL_SCHEMA));
+
+/// A form elicitation asking `message` with a checked schema.
+pub fn form(message: &'static str, schema: &CheckedForm) -> Result<Elicitation<'static>, Error> {
+    let schema = schema
+        .as_ref()
+        .map_err(|_| Error::internal("invalid form"))?;
+    Ok(Elicitation::with_form(message, *schema))
 }
 
 /// What one leg of a flow decided.
@@ -70,8 +84,8 @@ fn text(bytes: &[u8]) -> Result<&str, Error> {
 
 /// `color`, then `style`; a declined or cancelled answer ends with `{"status":<action>}`.
 pub fn preferences<'b>(ctx: &RequestContext<'_>, s: &'b mut Scratch) -> Result<Step<'b>, Error> {
-    let color_form = form("Choose a color for a read-only preview", COLOR_SCHEMA)?;
-    let style_form = form("Choose a style for a read-only preview", STYLE_SCHEMA)?;
+    let color_form = form("Choose a color for a read-only preview", &COLOR_FORM)?;
+    let style_form = form("Choose a style for a read-only preview", &STYLE_FORM)?;
     let state = ctx.open_state(&mut s.open)?;
     let stage = state.and_then(|v| v.get("stage")).and_then(|v| v.as_str());
     let Some(stage) = stage else {
@@ -166,7 +180,7 @@ fn status(buf: &mut [u8], action: Action, discarded: bool) -> Result<Step<'_>, E
 /// A state-only result, then an input-only result asking `label` without state, then
 /// `{"status":<action>,"stateDiscarded":true}`.
 pub fn reset<'b>(ctx: &RequestContext<'_>, s: &'b mut Scratch) -> Result<Step<'b>, Error> {
-    let label_form = form("Name this preview", LABEL_SCHEMA)?;
+    let label_form = form("Name this preview", &LABEL_FORM)?;
     if ctx.open_state(&mut s.open)?.is_some() {
         // Leg 2: the state did its job; ask without state, so the client must drop it.
         return Ok(Step::Ask {

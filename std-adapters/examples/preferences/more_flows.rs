@@ -14,7 +14,7 @@ use snodo_core::mrtr::{CreateMessage, Elicitation, ListRoots, Response, SampledM
 use snodo_core::server::{Done, Error, Tool, ToolCall, ToolReply};
 use snodo_core::state::OPEN_SCRATCH_LEN;
 
-use super::flow::COLOR_SCHEMA;
+use super::flow::{COLOR_FORM, form};
 
 /// The tools of these flows.
 pub const TOOLS: [Tool<'static>; 3] = [
@@ -50,8 +50,7 @@ fn suggestion_request() -> Result<CreateMessage<'static>, Error> {
 }
 
 fn color_form() -> Result<Elicitation<'static>, Error> {
-    Elicitation::form("Choose a color for a read-only preview", COLOR_SCHEMA)
-        .map_err(|_| Error::internal("invalid form"))
+    form("Choose a color for a read-only preview", &COLOR_FORM)
 }
 
 /// Finishes with the JSON object `fill` writes, or a tool error when it does not fit.
