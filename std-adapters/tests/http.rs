@@ -17,7 +17,8 @@ use http_client::{
 };
 use serde_json::{Value, json};
 use snodo_core::server::{
-    Config, Done, Error, Registry, Resource, Server, ServerCapabilities, Tool, ToolCall, ToolReply,
+    Config, Done, Error, ListChanged, Registry, Resource, Server, ServerCapabilities, Tool,
+    ToolCall, ToolReply,
 };
 use snodo_std::AsyncHandler;
 use snodo_std::events::{EventBus, ServerEvent};
@@ -71,7 +72,11 @@ impl Registry for Fixture {
         ServerCapabilities {
             tools: true,
             resources: true,
-            list_changed: true,
+            // Only the tool list changes at run time.
+            list_changed: ListChanged {
+                tools: true,
+                ..ListChanged::NONE
+            },
             ..ServerCapabilities::default()
         }
     }
@@ -756,7 +761,11 @@ async fn listen_streams_deliver_wanted_events_and_close_at_shutdown() {
     let listen = message(
         json!("sub-1"),
         "subscriptions/listen",
-        json!({"notifications": {"toolsListChanged": true, "promptsListChanged": true}}),
+        json!({"notifications": {
+            "toolsListChanged": true,
+            "promptsListChanged": true,
+            "resourcesListChanged": true
+        }}),
     );
     let mut stream = open(addr, post(addr, &listen)).await;
     assert_eq!(stream.response.status(), StatusCode::OK);
@@ -770,7 +779,8 @@ async fn listen_streams_deliver_wanted_events_and_close_at_shutdown() {
         ack["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
         "sub-1"
     );
-    // Prompts are not advertised, so only tools are honoured.
+    // Prompts are not advertised and the resource list announces no changes, so only tools
+    // are honoured.
     assert_eq!(
         ack["params"]["notifications"],
         json!({"toolsListChanged": true})

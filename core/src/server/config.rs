@@ -61,18 +61,49 @@ pub struct ServerCapabilities {
     pub completions: bool,
     /// `logging` (per-request `io.modelcontextprotocol/logLevel`)
     pub logging: bool,
-    /// `listChanged` on every advertised list (for `subscriptions/listen`).
-    pub list_changed: bool,
+    /// The advertised lists that announce `listChanged`: their change notifications reach
+    /// `subscriptions/listen` streams.
+    pub list_changed: ListChanged,
     /// `resources.subscribe`: resource updates are delivered to `subscriptions/listen`.
     pub subscribe: bool,
 }
 
+/// Which lists announce `listChanged`, each on its own: a server that changes its tools at run
+/// time need not claim that its prompts change too.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct ListChanged {
+    /// `tools.listChanged`
+    pub tools: bool,
+    /// `resources.listChanged`
+    pub resources: bool,
+    /// `prompts.listChanged`
+    pub prompts: bool,
+}
+
+impl ListChanged {
+    /// No list announces changes.
+    pub const NONE: ListChanged = ListChanged {
+        tools: false,
+        resources: false,
+        prompts: false,
+    };
+    /// Every list announces changes (those not advertised are left out all the same).
+    pub const ALL: ListChanged = ListChanged {
+        tools: true,
+        resources: true,
+        prompts: true,
+    };
+}
+
 impl ServerCapabilities {
     pub(crate) fn write(&self, w: &mut Writer<'_>) {
-        let list: &[u8] = if self.list_changed {
-            b"{\"listChanged\":true}"
-        } else {
-            b"{}"
+        let list = |changes: bool| -> &[u8] {
+            if changes {
+                b"{\"listChanged\":true}"
+            } else {
+                b"{}"
+            }
         };
         w.object(|o| {
             if self.completions {
@@ -82,11 +113,11 @@ impl ServerCapabilities {
                 o.raw("logging", b"{}");
             }
             if self.prompts {
-                o.raw("prompts", list);
+                o.raw("prompts", list(self.list_changed.prompts));
             }
             if self.resources {
                 o.object("resources", |r| {
-                    if self.list_changed {
+                    if self.list_changed.resources {
                         r.bool("listChanged", true);
                     }
                     if self.subscribe {
@@ -95,7 +126,7 @@ impl ServerCapabilities {
                 });
             }
             if self.tools {
-                o.raw("tools", list);
+                o.raw("tools", list(self.list_changed.tools));
             }
         });
     }

@@ -34,7 +34,7 @@ pub use call::{
     Call, Completion, CompletionRef, MAX_ESCAPED_URI_LEN, PromptGet, ResourceRead, ResourceTarget,
     ToolCall,
 };
-pub use config::{CacheScope, Config, ServerCapabilities, ServerInfo};
+pub use config::{CacheScope, Config, ListChanged, ServerCapabilities, ServerInfo};
 pub use context::{Principal, RequestContext, Round};
 pub use error::{Error, ErrorKind};
 pub use handler::{Handled, Handler};

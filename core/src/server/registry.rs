@@ -5,7 +5,7 @@
 //! JSON text that is copied verbatim into lists; [`crate::server::Server::check`] verifies it
 //! once so a bad definition is found at start-up, not on the wire.
 
-use super::ServerCapabilities;
+use super::{ListChanged, ServerCapabilities};
 
 /// `const` builder methods that each set one optional text field of a definition, so that
 /// firmware can build its catalogue in `const` items.
@@ -257,7 +257,7 @@ pub trait Registry {
             prompts: !self.prompts().is_empty(),
             completions: self.completions(),
             logging: false,
-            list_changed: false,
+            list_changed: ListChanged::NONE,
             subscribe: false,
         }
     }

@@ -62,13 +62,13 @@ impl<'a> Filter<'a> {
         })
     }
 
-    /// The subset a server with `caps` honours: list changes of advertised families when it
-    /// announces `listChanged`, resource updates when it announces `subscribe`.
+    /// The subset a server with `caps` honours: list changes of advertised families whose
+    /// list announces `listChanged`, resource updates when it announces `subscribe`.
     pub(crate) fn honoured(self, caps: ServerCapabilities) -> Self {
         Filter {
-            tools: self.tools && caps.tools && caps.list_changed,
-            prompts: self.prompts && caps.prompts && caps.list_changed,
-            resources: self.resources && caps.resources && caps.list_changed,
+            tools: self.tools && caps.tools && caps.list_changed.tools,
+            prompts: self.prompts && caps.prompts && caps.list_changed.prompts,
+            resources: self.resources && caps.resources && caps.list_changed.resources,
             resource_uris: self
                 .resource_uris
                 .filter(|_| caps.resources && caps.subscribe),
@@ -171,5 +171,44 @@ impl<'a> Subscription<'a> {
         w.raw(b",\"io.modelcontextprotocol/subscriptionId\":");
         self.id.write(w);
         w.raw(b"}}}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::ListChanged;
+    use super::*;
+
+    #[test]
+    fn list_changes_are_announced_and_honoured_per_list() {
+        let caps = ServerCapabilities {
+            tools: true,
+            resources: true,
+            prompts: true,
+            list_changed: ListChanged {
+                prompts: true,
+                ..ListChanged::NONE
+            },
+            ..ServerCapabilities::default()
+        };
+        let mut buf = [0u8; 128];
+        let mut w = Writer::new(&mut buf);
+        caps.write(&mut w);
+        let n = w.finish().unwrap();
+        assert_eq!(
+            &buf[..n],
+            br#"{"prompts":{"listChanged":true},"resources":{},"tools":{}}"#
+        );
+        let everything = Filter {
+            tools: true,
+            prompts: true,
+            resources: true,
+            resource_uris: None,
+        };
+        let honoured = everything.honoured(caps);
+        assert_eq!(
+            (honoured.tools, honoured.prompts, honoured.resources),
+            (false, true, false)
+        );
     }
 }

@@ -498,7 +498,7 @@ fn error_message(id: Option<Id<'_>>, code: ErrorCode, message: &str) -> Vec<u8> 
 
 #[cfg(test)]
 mod tests {
-    use snodo_core::server::{Config, Registry, ServerCapabilities, Tool};
+    use snodo_core::server::{Config, ListChanged, Registry, ServerCapabilities, Tool};
 
     use super::*;
 
@@ -513,7 +513,7 @@ mod tests {
         fn capabilities(&self) -> ServerCapabilities {
             ServerCapabilities {
                 tools: true,
-                list_changed: true,
+                list_changed: ListChanged::ALL,
                 ..ServerCapabilities::default()
             }
         }

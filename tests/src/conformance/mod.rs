@@ -18,9 +18,9 @@ use std::time::Duration;
 
 use snodo_core::protocol::LogLevel;
 use snodo_core::server::{
-    Completion, CompletionRef, CompletionReply, Config, Done, Error, Prompt, PromptGet,
-    PromptReply, Registry, Resource, ResourceRead, ResourceReply, ResourceTarget, ResourceTemplate,
-    ServerCapabilities, Tool, ToolCall, ToolReply,
+    Completion, CompletionRef, CompletionReply, Config, Done, Error, ListChanged, Prompt,
+    PromptGet, PromptReply, Registry, Resource, ResourceRead, ResourceReply, ResourceTarget,
+    ResourceTemplate, ServerCapabilities, Tool, ToolCall, ToolReply,
 };
 use snodo_std::AsyncHandler;
 use snodo_std::events::{EventBus, ServerEvent};
@@ -190,7 +190,7 @@ impl Registry for ConformanceApp {
             prompts: true,
             completions: true,
             logging: true,
-            list_changed: true,
+            list_changed: ListChanged::ALL,
             subscribe: false,
         }
     }
