@@ -44,12 +44,17 @@ pub const COUNT_SCHEMA: &str = r#"{"type":"object","properties":{"to":{"type":"i
 /// Schema of the tools that take no arguments.
 pub const NO_ARGUMENTS: &str = r#"{"type":"object","additionalProperties":false}"#;
 
+/// `search`'s icons.
+pub const SEARCH_ICONS: &str =
+    r#"[{"src":"https://example.com/search.svg","mimeType":"image/svg+xml","sizes":["any"]}]"#;
 /// The fixture's tools, in list order.
 pub const TOOLS: &[Tool<'static>] = &[
     Tool::new("search")
         .title("Search")
         .description("Searches the fixture's index")
-        .input_schema(SEARCH_SCHEMA),
+        .input_schema(SEARCH_SCHEMA)
+        .icons(SEARCH_ICONS)
+        .meta(r#"{"example.com/category":"lookup"}"#),
     Tool::new("weather")
         .description("Current weather as structured data")
         .input_schema(WEATHER_SCHEMA)
@@ -87,7 +92,9 @@ pub const RESOURCES: &[Resource<'static>] = &[
     Resource::new("fixture://readme", "readme")
         .title("Read me")
         .description("The fixture's read-me")
-        .mime_type("text/plain"),
+        .mime_type("text/plain")
+        .size(README_TEXT.len() as u64)
+        .annotations(r#"{"audience":["user"],"priority":0.5}"#),
     Resource::new("fixture://logo", "logo").mime_type("image/png"),
     Resource::new("fixture://broken", "broken").description("Fails to read"),
 ];
@@ -104,13 +111,16 @@ pub const TEMPLATES: &[ResourceTemplate<'static>] = &[
     ResourceTemplate::new("fixture://users/{id}", "user")
         .title("User")
         .description("A user by id")
-        .mime_type("application/json"),
+        .mime_type("application/json")
+        .annotations(r#"{"audience":["assistant"]}"#),
     ResourceTemplate::new("fixture://files/{+path}", "file").mime_type("text/plain"),
     ResourceTemplate::new("fixture://logs/{day}/{hour}", "log"),
 ];
 
 const GREET_ARGUMENTS: &[PromptArgument<'static>] = &[
-    PromptArgument::required("name").description("Who to greet"),
+    PromptArgument::required("name")
+        .title("Name")
+        .description("Who to greet"),
     PromptArgument::optional("style"),
 ];
 
@@ -119,7 +129,8 @@ pub const PROMPTS: &[Prompt<'static>] = &[
     Prompt::new("greet")
         .title("Greeting")
         .description("Greets someone")
-        .arguments(GREET_ARGUMENTS),
+        .arguments(GREET_ARGUMENTS)
+        .meta(r#"{"example.com/tone":"warm"}"#),
     Prompt::new("summarize"),
     Prompt::new("broken_prompt").description("Fails to render"),
 ];

@@ -701,7 +701,9 @@ fn tool_definitions() -> Vec<Value> {
                 },
                 "required": ["query"],
                 "additionalProperties": false
-            }
+            },
+            "icons": [{"src": "https://example.com/search.svg", "mimeType": "image/svg+xml", "sizes": ["any"]}],
+            "_meta": {"example.com/category": "lookup"}
         }),
         json!({
             "name": "weather",
@@ -754,7 +756,9 @@ fn resource_definitions() -> Vec<Value> {
             "name": "readme",
             "title": "Read me",
             "description": "The fixture's read-me",
-            "mimeType": "text/plain"
+            "mimeType": "text/plain",
+            "size": fixture::README_TEXT.len(),
+            "annotations": {"audience": ["user"], "priority": 0.5}
         }),
         json!({"uri": "fixture://logo", "name": "logo", "mimeType": "image/png"}),
         json!({"uri": "fixture://broken", "name": "broken", "description": "Fails to read"}),
@@ -768,7 +772,8 @@ fn template_definitions() -> Vec<Value> {
             "name": "user",
             "title": "User",
             "description": "A user by id",
-            "mimeType": "application/json"
+            "mimeType": "application/json",
+            "annotations": {"audience": ["assistant"]}
         }),
         json!({"uriTemplate": "fixture://files/{+path}", "name": "file", "mimeType": "text/plain"}),
         json!({"uriTemplate": "fixture://logs/{day}/{hour}", "name": "log"}),
@@ -781,8 +786,9 @@ fn prompt_definitions() -> Vec<Value> {
             "name": "greet",
             "title": "Greeting",
             "description": "Greets someone",
+            "_meta": {"example.com/tone": "warm"},
             "arguments": [
-                {"name": "name", "description": "Who to greet", "required": true},
+                {"name": "name", "title": "Name", "description": "Who to greet", "required": true},
                 {"name": "style", "required": false}
             ]
         }),

@@ -92,13 +92,32 @@ impl<'c, A: Registry> Server<'c, A> {
                 .map_err(|_| bad("inputSchema uses a keyword wrongly or an unresolvable $ref"))?;
             crate::protocol::http::check_annotations(schema)
                 .map_err(|_| bad("inputSchema has an invalid x-mcp-header annotation"))?;
-            for member in [tool.output_schema, tool.annotations].into_iter().flatten() {
-                let v = crate::json::parse(member.as_bytes(), limits)
-                    .map_err(|_| bad("outputSchema or annotations is not valid JSON"))?;
-                if v.as_object().is_none() {
-                    return Err(bad("outputSchema and annotations must be JSON objects"));
+            let output = tool.output_schema.map(|text| (OUTPUT_SCHEMA, text));
+            check_members(output, tool.annotations, tool.icons, tool.meta, limits).map_err(bad)?;
+        }
+        for r in self.app.resources() {
+            check_members(None, r.annotations, r.icons, r.meta, limits).map_err(|problem| {
+                DefinitionError {
+                    name: r.name,
+                    problem,
                 }
-            }
+            })?;
+        }
+        for t in self.app.resource_templates() {
+            check_members(None, t.annotations, t.icons, t.meta, limits).map_err(|problem| {
+                DefinitionError {
+                    name: t.name,
+                    problem,
+                }
+            })?;
+        }
+        for p in self.app.prompts() {
+            check_members(None, None, p.icons, p.meta, limits).map_err(|problem| {
+                DefinitionError {
+                    name: p.name,
+                    problem,
+                }
+            })?;
         }
         Ok(())
     }
@@ -397,6 +416,44 @@ fn completion<'a>(
 
 /// `requestState` must be a string and `inputResponses` an object of objects, checked before
 /// any handler runs.
+/// A JSON member of a definition that must be an object, and what to say when it is not.
+type ObjectMember<'t> = (&'static str, &'t str);
+
+const OUTPUT_SCHEMA: &str = "outputSchema must be a JSON object";
+
+/// Checks the JSON members a definition may carry: `extra` (a tool's output schema),
+/// `annotations` and `_meta` must be objects, `icons` an array of objects with a string `src`.
+fn check_members(
+    extra: Option<ObjectMember<'_>>,
+    annotations: Option<&str>,
+    icons: Option<&str>,
+    meta: Option<&str>,
+    limits: &crate::json::Limits,
+) -> Result<(), &'static str> {
+    let objects = [
+        extra,
+        annotations.map(|text| ("annotations must be a JSON object", text)),
+        meta.map(|text| ("_meta must be a JSON object", text)),
+    ];
+    for (problem, text) in objects.into_iter().flatten() {
+        let parsed = crate::json::parse(text.as_bytes(), limits).map_err(|_| problem)?;
+        parsed.as_object().ok_or(problem)?;
+    }
+    if let Some(text) = icons {
+        const ICONS: &str = "icons must be a JSON array of objects with a string src";
+        let parsed = crate::json::parse(text.as_bytes(), limits).map_err(|_| ICONS)?;
+        let all_have_src = parsed.as_array().ok_or(ICONS)?.iter().all(|icon| {
+            icon.as_object()
+                .and_then(|o| o.get("src"))
+                .is_some_and(|src| src.as_str().is_some())
+        });
+        if !all_have_src {
+            return Err(ICONS);
+        }
+    }
+    Ok(())
+}
+
 fn check_retry_envelope(
     request_state: Option<Value<'_>>,
     input_responses: Option<Value<'_>>,

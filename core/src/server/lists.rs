@@ -81,9 +81,7 @@ pub(crate) fn page<A: Registry + ?Sized>(
             if let Some(s) = t.output_schema {
                 json_member(o, "outputSchema", s, config);
             }
-            if let Some(a) = t.annotations {
-                json_member(o, "annotations", a, config);
-            }
+            extras(o, config, t.annotations, t.icons, t.meta);
         }),
         Method::ResourcesList => {
             items(w, config, "resources", app.resources(), start, |o, _, r| {
@@ -91,6 +89,10 @@ pub(crate) fn page<A: Registry + ?Sized>(
                 optional(o, "title", r.title);
                 optional(o, "description", r.description);
                 optional(o, "mimeType", r.mime_type);
+                if let Some(size) = r.size {
+                    o.u64("size", size);
+                }
+                extras(o, config, r.annotations, r.icons, r.meta);
             })
         }
         Method::ResourceTemplatesList => items(
@@ -104,6 +106,7 @@ pub(crate) fn page<A: Registry + ?Sized>(
                 optional(o, "title", t.title);
                 optional(o, "description", t.description);
                 optional(o, "mimeType", t.mime_type);
+                extras(o, config, t.annotations, t.icons, t.meta);
             },
         ),
         _ => items(w, config, "prompts", app.prompts(), start, |o, _, p| {
@@ -115,12 +118,14 @@ pub(crate) fn page<A: Registry + ?Sized>(
                     for arg in p.arguments {
                         a.object(|o| {
                             o.str("name", arg.name);
+                            optional(o, "title", arg.title);
                             optional(o, "description", arg.description);
                             o.bool("required", arg.required);
                         });
                     }
                 });
             }
+            extras(o, config, None, p.icons, p.meta);
         }),
     }
 }
@@ -157,16 +162,47 @@ fn optional(o: &mut ObjectWriter<'_, '_>, key: &str, v: Option<&str>) {
     }
 }
 
-/// Copies a JSON member of a definition; [`super::Server::check`] has verified it parses, and
-/// one that does not is written as `{}` rather than as broken JSON. Whether it parsed.
+/// The JSON members every kind of definition may carry: `annotations`, `icons`, `_meta`.
+fn extras(
+    o: &mut ObjectWriter<'_, '_>,
+    config: &Config<'_>,
+    annotations: Option<&str>,
+    icons: Option<&str>,
+    meta: Option<&str>,
+) {
+    if let Some(a) = annotations {
+        json_member(o, "annotations", a, config);
+    }
+    if let Some(i) = icons {
+        copy_json(o, "icons", i, config, b"[]");
+    }
+    if let Some(m) = meta {
+        json_member(o, "_meta", m, config);
+    }
+}
+
+/// Copies a JSON object member of a definition (see [`copy_json`]). Whether it parsed.
 fn json_member(o: &mut ObjectWriter<'_, '_>, key: &str, json: &str, config: &Config<'_>) -> bool {
+    copy_json(o, key, json, config, b"{}")
+}
+
+/// Copies a JSON member of a definition; [`super::Server::check`] has verified it parses, and
+/// one that does not is written as `fallback` (an empty object or array) rather than as
+/// broken JSON. Whether it parsed.
+fn copy_json(
+    o: &mut ObjectWriter<'_, '_>,
+    key: &str,
+    json: &str,
+    config: &Config<'_>,
+    fallback: &[u8],
+) -> bool {
     match crate::json::parse(json.as_bytes(), &config.limits) {
         Ok(v) => {
             o.value(key, v);
             true
         }
         Err(_) => {
-            o.raw(key, b"{}");
+            o.raw(key, fallback);
             false
         }
     }

@@ -1,8 +1,8 @@
 //! What an application offers: tools, resources, resource templates and prompts.
 //!
 //! Definitions are plain data with borrowed strings, so firmware can keep them in `static`s
-//! and hosts can build them at start-up. JSON members (`inputSchema`, `annotations`, ...) are
-//! JSON text that is copied verbatim into lists; [`crate::server::Server::check`] verifies it
+//! and hosts can build them at start-up. JSON members (`inputSchema`, `annotations`, `icons`,
+//! `_meta`, ...) are JSON text that is copied verbatim into lists; [`crate::server::Server::check`] verifies it
 //! once so a bad definition is found at start-up, not on the wire.
 
 use super::{ListChanged, ServerCapabilities};
@@ -37,8 +37,13 @@ pub struct Tool<'r> {
     pub input_schema: &'r str,
     /// JSON Schema of `structuredContent` (JSON text), when the tool returns structured data.
     pub output_schema: Option<&'r str>,
-    /// `annotations` (JSON text).
+    /// `annotations` (JSON text, an object).
     pub annotations: Option<&'r str>,
+    /// `icons` (JSON text, an array of `Icon` objects: `src`, and optionally `mimeType`,
+    /// `sizes`, `theme`).
+    pub icons: Option<&'r str>,
+    /// `_meta` (JSON text, an object).
+    pub meta: Option<&'r str>,
 }
 
 impl<'r> Tool<'r> {
@@ -51,6 +56,8 @@ impl<'r> Tool<'r> {
             input_schema: r#"{"type":"object"}"#,
             output_schema: None,
             annotations: None,
+            icons: None,
+            meta: None,
         }
     }
 
@@ -69,8 +76,12 @@ optional_text!(Tool {
     description,
     /// With an output schema (JSON text).
     output_schema,
-    /// With annotations (JSON text).
+    /// With annotations (JSON text, an object).
     annotations,
+    /// With icons (JSON text, an array of `Icon` objects).
+    icons,
+    /// With `_meta` (JSON text, an object).
+    meta,
 });
 
 /// A resource with a fixed URI.
@@ -86,6 +97,14 @@ pub struct Resource<'r> {
     pub description: Option<&'r str>,
     /// MIME type.
     pub mime_type: Option<&'r str>,
+    /// Size in bytes of the raw content, when known.
+    pub size: Option<u64>,
+    /// `annotations` (JSON text, an object: `audience`, `priority`, `lastModified`).
+    pub annotations: Option<&'r str>,
+    /// `icons` (JSON text, an array of `Icon` objects).
+    pub icons: Option<&'r str>,
+    /// `_meta` (JSON text, an object).
+    pub meta: Option<&'r str>,
 }
 
 impl<'r> Resource<'r> {
@@ -97,7 +116,18 @@ impl<'r> Resource<'r> {
             title: None,
             description: None,
             mime_type: None,
+            size: None,
+            annotations: None,
+            icons: None,
+            meta: None,
         }
+    }
+
+    /// With the size of the raw content, in bytes.
+    #[must_use]
+    pub const fn size(mut self, bytes: u64) -> Self {
+        self.size = Some(bytes);
+        self
     }
 }
 
@@ -108,6 +138,12 @@ optional_text!(Resource {
     description,
     /// With a MIME type.
     mime_type,
+    /// With annotations (JSON text, an object).
+    annotations,
+    /// With icons (JSON text, an array of `Icon` objects).
+    icons,
+    /// With `_meta` (JSON text, an object).
+    meta,
 });
 
 /// A family of resources named by an RFC 6570 URI template (`{var}` and `{+var}`).
@@ -123,6 +159,12 @@ pub struct ResourceTemplate<'r> {
     pub description: Option<&'r str>,
     /// MIME type.
     pub mime_type: Option<&'r str>,
+    /// `annotations` (JSON text, an object).
+    pub annotations: Option<&'r str>,
+    /// `icons` (JSON text, an array of `Icon` objects).
+    pub icons: Option<&'r str>,
+    /// `_meta` (JSON text, an object).
+    pub meta: Option<&'r str>,
 }
 
 impl<'r> ResourceTemplate<'r> {
@@ -134,6 +176,9 @@ impl<'r> ResourceTemplate<'r> {
             title: None,
             description: None,
             mime_type: None,
+            annotations: None,
+            icons: None,
+            meta: None,
         }
     }
 }
@@ -145,6 +190,12 @@ optional_text!(ResourceTemplate {
     description,
     /// With a MIME type.
     mime_type,
+    /// With annotations (JSON text, an object).
+    annotations,
+    /// With icons (JSON text, an array of `Icon` objects).
+    icons,
+    /// With `_meta` (JSON text, an object).
+    meta,
 });
 
 /// A prompt argument.
@@ -152,6 +203,8 @@ optional_text!(ResourceTemplate {
 pub struct PromptArgument<'r> {
     /// Name.
     pub name: &'r str,
+    /// Display title.
+    pub title: Option<&'r str>,
     /// Description.
     pub description: Option<&'r str>,
     /// Whether `prompts/get` must supply it.
@@ -163,6 +216,7 @@ impl<'r> PromptArgument<'r> {
     pub const fn optional(name: &'r str) -> Self {
         PromptArgument {
             name,
+            title: None,
             description: None,
             required: false,
         }
@@ -172,6 +226,7 @@ impl<'r> PromptArgument<'r> {
     pub const fn required(name: &'r str) -> Self {
         PromptArgument {
             name,
+            title: None,
             description: None,
             required: true,
         }
@@ -179,6 +234,8 @@ impl<'r> PromptArgument<'r> {
 }
 
 optional_text!(PromptArgument {
+    /// With a display title.
+    title,
     /// With a description.
     description,
 });
@@ -194,6 +251,10 @@ pub struct Prompt<'r> {
     pub description: Option<&'r str>,
     /// Arguments.
     pub arguments: &'r [PromptArgument<'r>],
+    /// `icons` (JSON text, an array of `Icon` objects).
+    pub icons: Option<&'r str>,
+    /// `_meta` (JSON text, an object).
+    pub meta: Option<&'r str>,
 }
 
 impl<'r> Prompt<'r> {
@@ -204,6 +265,8 @@ impl<'r> Prompt<'r> {
             title: None,
             description: None,
             arguments: &[],
+            icons: None,
+            meta: None,
         }
     }
 
@@ -220,6 +283,10 @@ optional_text!(Prompt {
     title,
     /// With a description.
     description,
+    /// With icons (JSON text, an array of `Icon` objects).
+    icons,
+    /// With `_meta` (JSON text, an object).
+    meta,
 });
 
 /// The catalogue an application serves. Lists are answered from it by the core.
