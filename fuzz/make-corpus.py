@@ -19,6 +19,9 @@ For every target declared in fuzz/Cargo.toml it writes fuzz/corpus/<target>/:
               the params length as 2 little-endian bytes, the params JSON, the token): the
               example requests' params with the example requestState tokens, their decoded
               JSON payloads (which the target also seals) and a small state object;
+  form        every example, compacted, and schema/content pairs split by a 0xFF byte: the
+              examples' requested schemas and primitive schemas against their answers;
+  rounds      nothing (a structure-aware script, not JSON);
   any other   every example, compacted.
 
 Only files this script names (prefixes spec-, edge-, pair-, retry-, token-) are replaced, so
@@ -157,6 +160,35 @@ def schema_pairs(examples) -> dict[str, bytes]:
     instances = [1, {"a": {"x": [1, 2.0]}}, [[1, 1.0], []], "abc", None]
     for i, schema in enumerate(adversarial):
         seeds[f"pair-adversarial-{i}"] = compact({"schema": schema, "instance": instances[i % len(instances)]})
+    return seeds
+
+
+def form_pairs(examples) -> dict[str, bytes]:
+    """Seeds for the form target: a requested schema, a 0xFF byte, then a document to check
+    against it (an elicitation result's content, the result itself, or an empty object).
+
+    The schemas are every `requestedSchema` among the examples and every primitive schema
+    example (StringSchema, NumberSchema, the enum schemas, ...) as the one property `value`
+    of a flat object schema, required, answered with its `default` when it has one."""
+    schemas = []
+    contents = [{}]
+    for name, _, value in examples:
+        for v in walk(value):
+            if isinstance(v, dict):
+                if isinstance(v.get("requestedSchema"), dict):
+                    schemas.append((name, v["requestedSchema"], None))
+                if v.get("action") == "accept" and isinstance(v.get("content"), dict):
+                    contents.append(v["content"])
+                    contents.append(v)
+        if name.split("--")[0].endswith("Schema") and isinstance(value, dict):
+            wrapped = {"type": "object", "properties": {"value": value}, "required": ["value"]}
+            answer = {"value": value["default"]} if "default" in value else None
+            schemas.append((name, wrapped, answer))
+    seeds = {}
+    for name, schema, answer in schemas:
+        own = [answer] if answer is not None else []
+        for j, content in enumerate(own + contents):
+            seeds[f"pair-{name}-{j}"] = compact(schema) + b"\xff" + compact(content)
     return seeds
 
 
@@ -301,6 +333,10 @@ def main() -> None:
         "json": {**originals, **compacted, **edge_cases(), **schema_pairs(examples)},
         "envelope": {**messages, **retry},
         "state_open": state_open_inputs(examples),
+        "form": {**compacted, **form_pairs(examples)},
+        # Structure-aware: its input is a script read through `arbitrary`, not JSON, so
+        # libFuzzer starts it from nothing rather than from the examples.
+        "rounds": {},
     }
     total = 0
     for target in targets():
