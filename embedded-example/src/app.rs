@@ -20,7 +20,9 @@
 use core::cell::Cell;
 
 use snodo_core::json::{Limits, Value, Writer};
-use snodo_core::mrtr::{Action, ElicitAnswer, Elicitation, INVALID_STATE, Response};
+use snodo_core::mrtr::{
+    Action, BuildError, ElicitAnswer, Elicitation, FormSchema, INVALID_STATE, Response,
+};
 use snodo_core::server::{
     Config, Done, Error, Handler, Prompt, PromptArgument, PromptGet, PromptReply, Registry,
     Resource, ResourceRead, ResourceReply, Tool, ToolCall, ToolReply,
@@ -122,22 +124,37 @@ pub const fn config() -> Config<'static> {
     config
 }
 
+/// The forms the device asks with, checked once at boot rather than on every round.
+#[derive(Clone, Copy, Debug)]
+struct Forms {
+    confirm: FormSchema<'static>,
+    reference: FormSchema<'static>,
+    store: FormSchema<'static>,
+}
+
 /// The bench instrument application over a board.
 #[derive(Debug)]
 pub struct Instrument<B> {
     board: B,
+    forms: Forms,
     /// Calibration offsets in milli-units, per sensor channel (kept in RAM: a real board would
     /// also write them to flash).
     offsets: Cell<[i32; SENSOR_CHANNELS as usize]>,
 }
 
 impl<B: Board> Instrument<B> {
-    /// The application on `board`.
-    pub const fn new(board: B) -> Self {
-        Instrument {
+    /// The application on `board`, its form schemas checked (an error is a firmware bug,
+    /// caught at boot).
+    pub fn new(board: B) -> Result<Self, BuildError> {
+        Ok(Instrument {
             board,
+            forms: Forms {
+                confirm: FormSchema::new(CONFIRM_SCHEMA)?,
+                reference: FormSchema::new(REFERENCE_SCHEMA)?,
+                store: FormSchema::new(STORE_SCHEMA)?,
+            },
             offsets: Cell::new([0; SENSOR_CHANNELS as usize]),
-        }
+        })
     }
 
     /// The board.
@@ -211,7 +228,7 @@ impl<B: Board> Instrument<B> {
             &mut message,
             format_args!("Switch relay {channel} {}?", if on { "on" } else { "off" }),
         )?;
-        let ask = form(message, CONFIRM_SCHEMA)?;
+        let ask = Elicitation::with_form(message, self.forms.confirm);
         // The state opens only for this method, these exact arguments and this caller; a
         // tampered token, or one issued for other arguments, is -32602 before anything else.
         let state = sealed(call, |state| {
@@ -275,7 +292,7 @@ impl<B: Board> Instrument<B> {
         // Leg 1: ask for the reference.
         let Some(state) = state else {
             let reading = self.read(channel)?;
-            let ask = reference_form(&mut message, channel, &reading)?;
+            let ask = reference_form(&mut message, self.forms.reference, channel, &reading)?;
             return reply
                 .input_required()
                 .request("reference", ask)
@@ -283,7 +300,7 @@ impl<B: Board> Instrument<B> {
         };
         if let Calibration::Reference = state {
             let reading = self.read(channel)?;
-            let ask = reference_form(&mut message, channel, &reading)?;
+            let ask = reference_form(&mut message, self.forms.reference, channel, &reading)?;
             let answer = match call.response("reference", &ask)? {
                 Response::Missing => {
                     return reply
@@ -306,7 +323,16 @@ impl<B: Board> Instrument<B> {
             if i32::try_from(offset).is_err() {
                 return Err(Error::invalid_params("the reference is out of range"));
             }
-            let ask = store_form(&mut message, channel, raw, reference, offset, reading.unit)?;
+            let store = self.forms.store;
+            let ask = store_form(
+                &mut message,
+                store,
+                channel,
+                raw,
+                reference,
+                offset,
+                reading.unit,
+            )?;
             let data = sealed_offset(&mut data, raw, reference, offset)?;
             return reply.input_required().request("store", ask).seal(data);
         }
@@ -319,17 +345,12 @@ impl<B: Board> Instrument<B> {
             return Err(INVALID_STATE);
         };
         let unit = self.read(channel)?.unit;
-        let ask = store_form(
-            &mut message,
-            channel,
-            raw,
-            reference,
-            i64::from(offset),
-            unit,
-        )?;
+        let shown = i64::from(offset);
+        let store = self.forms.store;
+        let ask = store_form(&mut message, store, channel, raw, reference, shown, unit)?;
         let answer = match call.response("store", &ask)? {
             Response::Missing => {
-                let data = sealed_offset(&mut data, raw, reference, i64::from(offset))?;
+                let data = sealed_offset(&mut data, raw, reference, shown)?;
                 return reply.input_required().request("store", ask).seal(data);
             }
             Response::Answered(answer) => answer,
@@ -386,12 +407,9 @@ impl<B: Board> Instrument<B> {
     }
 }
 
-fn form<'m>(message: &'m str, schema: &'m str) -> Result<Elicitation<'m>, Error> {
-    Elicitation::form(message, schema).map_err(|_| Error::internal("invalid form"))
-}
-
 fn reference_form<'m>(
     buf: &'m mut [u8],
+    schema: FormSchema<'static>,
     channel: u8,
     reading: &Reading,
 ) -> Result<Elicitation<'m>, Error> {
@@ -403,11 +421,12 @@ fn reference_form<'m>(
             reading.quantity, reading.unit
         ),
     )?;
-    form(message, REFERENCE_SCHEMA)
+    Ok(Elicitation::with_form(message, schema))
 }
 
 fn store_form<'m>(
     buf: &'m mut [u8],
+    schema: FormSchema<'static>,
     channel: u8,
     raw: i64,
     reference: i64,
@@ -423,7 +442,7 @@ fn store_form<'m>(
             Milli(offset)
         ),
     )?;
-    form(message, STORE_SCHEMA)
+    Ok(Elicitation::with_form(message, schema))
 }
 
 fn sealed_offset(buf: &mut [u8], raw: i64, reference: i64, offset: i64) -> Result<&[u8], Error> {

@@ -21,7 +21,8 @@ pub enum Stopped<E> {
     Link(E),
     /// No boot secret could be drawn.
     Entropy(Fault),
-    /// A tool, resource or prompt definition is unusable (a firmware bug caught at boot).
+    /// A tool, resource or prompt definition, or a form the device asks with, is unusable (a
+    /// firmware bug caught at boot).
     Definition,
 }
 
@@ -54,7 +55,10 @@ where
         Ok(state) => state,
         Err(fault) => return Stopped::Entropy(*fault),
     };
-    let server = Server::new(app::config().with_state(state), Instrument::new(board));
+    let Ok(app) = Instrument::new(board) else {
+        return Stopped::Definition;
+    };
+    let server = Server::new(app::config().with_state(state), app);
     if server.check().is_err() {
         return Stopped::Definition;
     }
