@@ -4,6 +4,7 @@ use embedded_io::{Read, Write};
 use snodo_core::io::{DeviceSerial, Framing, Served};
 use snodo_core::server::Server;
 use snodo_core::state::{Secret, StateOptions};
+use zeroize::Zeroize;
 
 use crate::app::{self, Instrument};
 use crate::board::{Board, Fault};
@@ -90,8 +91,8 @@ fn boot_state<B: Board>(board: &B) -> Result<StateOptions<Secret>, Fault> {
     let mut secret = [0u8; SECRET_LEN];
     board.fill_entropy(&mut secret)?;
     let keys = Secret::new(&secret);
-    // The keyed HMAC state is all that is kept; the raw bytes go.
-    secret.fill(0);
-    core::hint::black_box(&mut secret);
+    // The keyed HMAC state is all that is kept (and it is wiped when dropped); the raw bytes
+    // go now, by writes the optimiser may not remove.
+    secret.zeroize();
     keys.map(StateOptions::new).map_err(|_| Fault::NoEntropy)
 }

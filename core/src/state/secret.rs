@@ -9,7 +9,9 @@ use hmac::{KeyInit, Mac};
 /// tokens.
 ///
 /// The HMAC key schedule (hashing the key pads) runs once here; each seal or open clones the
-/// keyed state instead of keying again. The raw bytes are not kept.
+/// keyed state instead of keying again. The raw bytes are not kept, and the keyed state —
+/// as good as the key to whoever reads it — is wiped when a `Secret` or any of those clones
+/// is dropped (the `zeroize` features of `hmac` and `sha2`).
 #[derive(Clone)]
 pub struct Secret {
     keyed: HmacSha256,
@@ -35,6 +37,13 @@ impl Secret {
         self.keyed.clone()
     }
 }
+
+// The wiping above is the dependencies' doing (the keyed state is two SHA-256 cores, each
+// wiped by its own `Drop`): fail to build if their features go.
+const _: fn() = || {
+    fn wiped_on_drop<T: hmac::digest::zeroize::ZeroizeOnDrop>() {}
+    wiped_on_drop::<sha2::block_api::Sha256VarCore>();
+};
 
 impl core::fmt::Debug for Secret {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
