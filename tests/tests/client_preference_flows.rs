@@ -578,10 +578,10 @@ async fn no_url_handler(transport: Transport, server: Server) {
 // ---------------------------------------------------------------------------------------
 
 /// The client sends only state a server gave it, so state from one operation cannot be
-/// replayed with other arguments through it: `request` leaves caller-supplied
-/// `requestState` and `inputResponses` out (as the core's `Operation::request` documents)
-/// and the operation starts from its first leg, answered by the handlers. (The server's
-/// -32602 for replayed state is checked by the literal suites and the TypeScript interop.)
+/// replayed with other arguments through it: `request` refuses params that carry
+/// `requestState` or `inputResponses` before sending anything, and the same operation
+/// without them starts from its first leg, answered by the handlers. (The server's -32602
+/// for replayed state is checked by the literal suites and the TypeScript interop.)
 async fn replayed_state(transport: Transport, server: Server) {
     let log = Log::new();
     let s = connect(
@@ -596,7 +596,7 @@ async fn replayed_state(transport: Transport, server: Server) {
         .to_owned();
     log.take();
     let mark = s.mark();
-    let result = s
+    let replayed = s
         .request(
             "tools/call",
             json!({
@@ -605,6 +605,17 @@ async fn replayed_state(transport: Transport, server: Server) {
                 "requestState": state,
                 "inputResponses": {"color": accepted("color", "teal")}
             }),
+        )
+        .await;
+    assert!(
+        matches!(replayed, Err(ClientError::InvalidParams(_))),
+        "{replayed:?}"
+    );
+    assert!(s.sent_since(mark).is_empty(), "nothing was sent");
+    let result = s
+        .request(
+            "tools/call",
+            json!({"name": "preference_preview", "arguments": {"subject": "another lamp"}}),
         )
         .await
         .expect("a fresh flow completes");
