@@ -168,11 +168,7 @@ impl Fixture {
 /// `cacheScope` public, with a title and instructions.
 pub const fn config() -> Config<'static> {
     let mut config = Config::new(SERVER_NAME, SERVER_VERSION).with_instructions(INSTRUCTIONS);
-    config.info = ServerInfo {
-        name: SERVER_NAME,
-        version: SERVER_VERSION,
-        title: Some(SERVER_TITLE),
-    };
+    config.info = ServerInfo::new(SERVER_NAME, SERVER_VERSION).title(SERVER_TITLE);
     config
 }
 

@@ -3,7 +3,9 @@
 use crate::json::{Limits, Writer};
 use crate::state::{KeySet, StateOptions};
 
-/// Name and version of the server software (`_meta["io.modelcontextprotocol/serverInfo"]`).
+/// The server software (`_meta["io.modelcontextprotocol/serverInfo"]` on every result, and
+/// in `server/discover`): a name and version, and optionally a title, a description and
+/// the address of its website.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ServerInfo<'s> {
     /// Programmatic name.
@@ -12,9 +14,45 @@ pub struct ServerInfo<'s> {
     pub version: &'s str,
     /// Human-readable title.
     pub title: Option<&'s str>,
+    /// What the server is, for people.
+    pub description: Option<&'s str>,
+    /// `websiteUrl`: where to read about it.
+    pub website_url: Option<&'s str>,
 }
 
-impl ServerInfo<'_> {
+impl<'s> ServerInfo<'s> {
+    /// The software named `name` at `version`.
+    pub const fn new(name: &'s str, version: &'s str) -> Self {
+        ServerInfo {
+            name,
+            version,
+            title: None,
+            description: None,
+            website_url: None,
+        }
+    }
+
+    /// With a human-readable title.
+    #[must_use]
+    pub const fn title(mut self, title: &'s str) -> Self {
+        self.title = Some(title);
+        self
+    }
+
+    /// With a description.
+    #[must_use]
+    pub const fn description(mut self, description: &'s str) -> Self {
+        self.description = Some(description);
+        self
+    }
+
+    /// With the address of its website.
+    #[must_use]
+    pub const fn website_url(mut self, url: &'s str) -> Self {
+        self.website_url = Some(url);
+        self
+    }
+
     pub(crate) fn write(&self, w: &mut Writer<'_>) {
         w.object(|o| {
             o.str("name", self.name);
@@ -22,6 +60,12 @@ impl ServerInfo<'_> {
                 o.str("title", title);
             }
             o.str("version", self.version);
+            if let Some(description) = self.description {
+                o.str("description", description);
+            }
+            if let Some(url) = self.website_url {
+                o.str("websiteUrl", url);
+            }
         });
     }
 }
@@ -155,11 +199,7 @@ impl<'s> Config<'s> {
     /// A configuration with host defaults for the named server.
     pub const fn new(name: &'s str, version: &'s str) -> Self {
         Config {
-            info: ServerInfo {
-                name,
-                version,
-                title: None,
-            },
+            info: ServerInfo::new(name, version),
             instructions: None,
             limits: Limits::HOST,
             page_size: 50,
@@ -189,5 +229,33 @@ impl<'s> Config<'s> {
     pub const fn with_instructions(mut self, instructions: &'s str) -> Self {
         self.instructions = Some(instructions);
         self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn written(info: ServerInfo<'_>) -> ([u8; 256], usize) {
+        let mut buf = [0u8; 256];
+        let mut w = Writer::new(&mut buf);
+        info.write(&mut w);
+        let n = w.finish().unwrap();
+        (buf, n)
+    }
+
+    #[test]
+    fn server_info_writes_the_members_it_has() {
+        let (buf, n) = written(ServerInfo::new("s", "1.0"));
+        assert_eq!(&buf[..n], br#"{"name":"s","version":"1.0"}"#);
+        let full = ServerInfo::new("s", "1.0")
+            .title("S")
+            .description("Serves \"things\"")
+            .website_url("https://example.com/s");
+        let (buf, n) = written(full);
+        assert_eq!(
+            &buf[..n],
+            br#"{"name":"s","title":"S","version":"1.0","description":"Serves \"things\"","websiteUrl":"https://example.com/s"}"#
+        );
     }
 }
