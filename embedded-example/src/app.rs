@@ -112,8 +112,9 @@ const STORE_SCHEMA: &str = r#"{"type":"object","properties":{"store":{"type":"bo
 pub const PAGE_SIZE: usize = 1;
 
 /// The server configuration of the device: its identity, device-sized JSON limits and list
-/// pages. The state keys are added at boot ([`crate::device::run`]).
-pub const fn config() -> Config<'static> {
+/// pages. The state keys are added at boot ([`crate::device::run`]). A constant, built at
+/// compile time, so that reading it costs no stack.
+pub const CONFIG: Config<'static> = {
     let mut config = Config::new("snodo-bench-instrument", env!("CARGO_PKG_VERSION"))
         .with_limits(Limits::DEVICE)
         .with_instructions(
@@ -122,7 +123,7 @@ pub const fn config() -> Config<'static> {
         );
     config.page_size = PAGE_SIZE;
     config
-}
+};
 
 /// The forms the device asks with, checked once at boot rather than on every round.
 #[derive(Clone, Copy, Debug)]
@@ -380,8 +381,8 @@ impl<B: Board> Instrument<B> {
         let mut buf = [0u8; INFO_LEN];
         let mut w = Writer::new(&mut buf);
         w.object(|o| {
-            o.str("model", config().info.name);
-            o.str("firmware", config().info.version);
+            o.str("model", CONFIG.info.name);
+            o.str("firmware", CONFIG.info.version);
             o.u64("uptimeSeconds", self.board.uptime_secs());
             o.u64("maxMessageBytes", Limits::DEVICE.max_size as u64);
             o.array("relays", |a| {

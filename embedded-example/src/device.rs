@@ -59,7 +59,7 @@ where
     let Ok(app) = Instrument::new(board) else {
         return Stopped::Definition;
     };
-    let server = Server::new(app::config().with_state(state), app);
+    let server = Server::new(app::CONFIG.with_state(state), app);
     if server.check().is_err() {
         return Stopped::Definition;
     }

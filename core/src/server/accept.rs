@@ -238,7 +238,7 @@ impl<'c, A: Registry> Server<'c, A> {
                 return Ok(Routed::Listen(Subscription {
                     id: request.id,
                     filter: filter.honoured(caps),
-                    info: self.config.info,
+                    info: &self.config.info,
                 }));
             }
         };

@@ -98,7 +98,7 @@ impl<'a> Filter<'a> {
 pub struct Subscription<'a> {
     pub(crate) id: Id<'a>,
     pub(crate) filter: Filter<'a>,
-    pub(crate) info: ServerInfo<'a>,
+    pub(crate) info: &'a ServerInfo<'a>,
 }
 
 impl<'a> Subscription<'a> {
