@@ -124,6 +124,11 @@ impl<'c, A: Registry> Server<'c, A> {
 
     /// Phase one: reads one message from `input` and either answers it in `out` or returns
     /// the call the application must run.
+    ///
+    /// Never inlined: admission and routing need kilobytes of stack for a moment, and inlined
+    /// into the caller (`Server::handle`, a serve loop) that room would stay taken while the
+    /// application's handler runs.
+    #[inline(never)]
     pub fn accept<'a>(
         &'a self,
         input: &'a [u8],
