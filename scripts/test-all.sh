@@ -15,6 +15,9 @@ cargo fmt --all -- --check
 step "clippy (all targets, warnings are errors)"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 
+step "docs build with every intra-doc link resolved"
+RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked
+
 step "core builds without std, without features and with defmt"
 cargo build -p snodo-core --locked --no-default-features
 cargo build -p snodo-core --locked --features defmt

@@ -728,7 +728,7 @@ pub fn assert_retries(legs: &[Sent], answers: &[Value]) {
     }
 }
 
-/// Asserts that `actual` matches `expected` (see [`matches`]).
+/// Asserts that `actual` matches `expected` (see [`matches()`]).
 #[track_caller]
 pub fn assert_matches(actual: &Value, expected: &Value) {
     assert!(

@@ -228,7 +228,7 @@ fn same_number(e: &serde_json::Number, a: &serde_json::Number) -> bool {
     e.as_f64() == a.as_f64()
 }
 
-/// Asserts that the reply matches `expected` (see [`matches`]).
+/// Asserts that the reply matches `expected` (see [`matches()`]).
 #[track_caller]
 pub fn assert_reply(actual: Option<Value>, expected: Value) {
     let Some(actual) = actual else {
