@@ -233,7 +233,10 @@ impl<'c, A: Registry> Server<'c, A> {
                 }
                 Call::Tool(call)
             }
-            Method::ResourcesRead => Call::Resource(self.resource_read(ctx, fields)?),
+            // Built straight into this function's result: a resource read carries a
+            // decoded URI and is the largest call, and a copy of it in this frame would stay
+            // on the stack of every round, a tool call's validation included.
+            Method::ResourcesRead => return self.resource_read(ctx, fields),
             Method::PromptsGet => Call::Prompt(self.prompt_get(ctx, fields)?),
             Method::Complete => Call::Complete(completion(ctx, params)?),
             Method::SubscriptionsListen => {
@@ -302,11 +305,12 @@ impl<'c, A: Registry> Server<'c, A> {
             .map(Ok)
     }
 
+    #[inline(never)]
     fn resource_read<'a>(
         &'a self,
         ctx: RequestContext<'a>,
         params: &ParamsFields<'a>,
-    ) -> Result<ResourceRead<'a>, Refusal<'a>> {
+    ) -> Result<Routed<'a>, Refusal<'a>> {
         let uri_json = required_str(params.uri, "resources/read needs a string uri")?;
         let unknown = Refusal::UnknownResource(uri_json);
         let uri_text = UriText::new(uri_json).ok_or(unknown)?;
@@ -323,12 +327,12 @@ impl<'c, A: Registry> Server<'c, A> {
         } else {
             return Err(unknown);
         };
-        Ok(ResourceRead {
+        Ok(Routed::Call(Call::Resource(ResourceRead {
             ctx,
             uri: uri_text,
             uri_json,
             target,
-        })
+        })))
     }
 
     fn prompt_get<'a>(
