@@ -95,29 +95,15 @@ impl<'c, A: Registry> Server<'c, A> {
             let output = tool.output_schema.map(|text| (OUTPUT_SCHEMA, text));
             check_members(output, tool.annotations, tool.icons, tool.meta, limits).map_err(bad)?;
         }
+        let named = |name| move |problem| DefinitionError { name, problem };
         for r in self.app.resources() {
-            check_members(None, r.annotations, r.icons, r.meta, limits).map_err(|problem| {
-                DefinitionError {
-                    name: r.name,
-                    problem,
-                }
-            })?;
+            check_members(None, r.annotations, r.icons, r.meta, limits).map_err(named(r.name))?;
         }
         for t in self.app.resource_templates() {
-            check_members(None, t.annotations, t.icons, t.meta, limits).map_err(|problem| {
-                DefinitionError {
-                    name: t.name,
-                    problem,
-                }
-            })?;
+            check_members(None, t.annotations, t.icons, t.meta, limits).map_err(named(t.name))?;
         }
         for p in self.app.prompts() {
-            check_members(None, None, p.icons, p.meta, limits).map_err(|problem| {
-                DefinitionError {
-                    name: p.name,
-                    problem,
-                }
-            })?;
+            check_members(None, None, p.icons, p.meta, limits).map_err(named(p.name))?;
         }
         Ok(())
     }

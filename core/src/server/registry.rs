@@ -8,8 +8,12 @@
 use super::{ListChanged, ServerCapabilities};
 
 /// `const` builder methods that each set one optional text field of a definition, so that
-/// firmware can build its catalogue in `const` items.
+/// firmware can build its catalogue in `const` items. Several types with the same fields
+/// take one list: `optional_text!([A, B] { ... })`.
 macro_rules! optional_text {
+    ([$($type:ident),+] $fields:tt) => {
+        $(optional_text!($type $fields);)+
+    };
     ($type:ident { $($(#[doc = $doc:literal])* $field:ident),* $(,)? }) => {
         impl<'r> $type<'r> {
             $(
@@ -131,21 +135,6 @@ impl<'r> Resource<'r> {
     }
 }
 
-optional_text!(Resource {
-    /// With a display title.
-    title,
-    /// With a description.
-    description,
-    /// With a MIME type.
-    mime_type,
-    /// With annotations (JSON text, an object).
-    annotations,
-    /// With icons (JSON text, an array of `Icon` objects).
-    icons,
-    /// With `_meta` (JSON text, an object).
-    meta,
-});
-
 /// A family of resources named by an RFC 6570 URI template (`{var}` and `{+var}`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ResourceTemplate<'r> {
@@ -183,7 +172,7 @@ impl<'r> ResourceTemplate<'r> {
     }
 }
 
-optional_text!(ResourceTemplate {
+optional_text!([Resource, ResourceTemplate] {
     /// With a display title.
     title,
     /// With a description.
