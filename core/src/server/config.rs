@@ -32,27 +32,6 @@ impl<'s> ServerInfo<'s> {
         }
     }
 
-    /// With a human-readable title.
-    #[must_use]
-    pub const fn title(mut self, title: &'s str) -> Self {
-        self.title = Some(title);
-        self
-    }
-
-    /// With a description.
-    #[must_use]
-    pub const fn description(mut self, description: &'s str) -> Self {
-        self.description = Some(description);
-        self
-    }
-
-    /// With the address of its website.
-    #[must_use]
-    pub const fn website_url(mut self, url: &'s str) -> Self {
-        self.website_url = Some(url);
-        self
-    }
-
     pub(crate) fn write(&self, w: &mut Writer<'_>) {
         w.object(|o| {
             o.str("name", self.name);
@@ -69,6 +48,15 @@ impl<'s> ServerInfo<'s> {
         });
     }
 }
+
+optional_text!(ServerInfo {
+    /// With a human-readable title.
+    title,
+    /// With a description.
+    description,
+    /// With the address of its website.
+    website_url,
+});
 
 /// Who may share a cached response (`cacheScope`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -14,6 +14,27 @@
 //! [`Server::handle`] does all three for a synchronous [`Handler`]. Nothing of a round
 //! outlives it: the server keeps no state between rounds.
 
+/// `const` builder methods that each set one optional text field of a definition or of the
+/// server info, so that firmware can build them in `const` items. Several types with the
+/// same fields take one list: `optional_text!([A, B] { ... })`.
+macro_rules! optional_text {
+    ([$($type:ident),+] $fields:tt) => {
+        $(optional_text!($type $fields);)+
+    };
+    ($type:ident { $($(#[doc = $doc:literal])* $field:ident),* $(,)? }) => {
+        impl<'r> $type<'r> {
+            $(
+                $(#[doc = $doc])*
+                #[must_use]
+                pub const fn $field(mut self, $field: &'r str) -> Self {
+                    self.$field = Some($field);
+                    self
+                }
+            )*
+        }
+    };
+}
+
 mod accept;
 mod call;
 mod config;

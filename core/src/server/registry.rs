@@ -7,27 +7,6 @@
 
 use super::{ListChanged, ServerCapabilities};
 
-/// `const` builder methods that each set one optional text field of a definition, so that
-/// firmware can build its catalogue in `const` items. Several types with the same fields
-/// take one list: `optional_text!([A, B] { ... })`.
-macro_rules! optional_text {
-    ([$($type:ident),+] $fields:tt) => {
-        $(optional_text!($type $fields);)+
-    };
-    ($type:ident { $($(#[doc = $doc:literal])* $field:ident),* $(,)? }) => {
-        impl<'r> $type<'r> {
-            $(
-                $(#[doc = $doc])*
-                #[must_use]
-                pub const fn $field(mut self, $field: &'r str) -> Self {
-                    self.$field = Some($field);
-                    self
-                }
-            )*
-        }
-    };
-}
-
 /// A tool definition.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Tool<'r> {
