@@ -1,7 +1,9 @@
-//! The `preferences` example as a process: its command line, and a round over real pipes.
+//! The examples as processes: the `preferences` server's command line and a round over real
+//! pipes, and the terminal `client` driving the server's form flow over stdio and HTTP with
+//! answers piped into it.
 //!
-//! `cargo test -p snodo-std` builds the example next to the test binaries
-//! (`target/<profile>/examples/preferences`).
+//! `cargo test -p snodo-std` builds the examples next to the test binaries
+//! (`target/<profile>/examples/`).
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
@@ -9,21 +11,26 @@ use std::process::{Command, Stdio};
 
 use serde_json::{Value, json};
 
-fn example() -> Command {
+/// The path of the example `name`.
+fn example_path(name: &str) -> PathBuf {
     let mut dir = std::env::current_exe().expect("test binary path");
     dir.pop();
     if dir.ends_with("deps") {
         dir.pop();
     }
-    let path: PathBuf = dir
+    let path = dir
         .join("examples")
-        .join(format!("preferences{}", std::env::consts::EXE_SUFFIX));
+        .join(format!("{name}{}", std::env::consts::EXE_SUFFIX));
     assert!(
         path.exists(),
         "{} is missing: run `cargo test -p snodo-std`, which builds the examples",
         path.display()
     );
-    Command::new(path)
+    path
+}
+
+fn example() -> Command {
+    Command::new(example_path("preferences"))
 }
 
 #[test]
@@ -80,4 +87,94 @@ fn serves_stdio_and_exits_at_end_of_input() {
         let logs = BufReader::new(&out.stderr[..]).lines().count();
         assert!(logs >= 1, "logs go to stderr");
     }
+}
+
+/// Runs the terminal client with `args`, `answers` piped into its standard input; its exit
+/// code, standard output and standard error.
+fn client(args: &[&str], answers: &str) -> (Option<i32>, String, String) {
+    let mut child = Command::new(example_path("client"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the client starts");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(answers.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().expect("the client exits");
+    let text = |b: Vec<u8>| String::from_utf8(b).expect("UTF-8");
+    (out.status.code(), text(out.stdout), text(out.stderr))
+}
+
+#[test]
+fn the_client_answers_the_form_flow_from_its_input_over_stdio() {
+    let server = example_path("preferences");
+    let server = server.to_str().unwrap();
+    let call = ["--call", "preference_preview", r#"{"subject":"desk lamp"}"#];
+    let stdio = ["--stdio", server, "--stdio"];
+    // Accept, answer the color; accept, answer the style.
+    let (code, out, err) = client(&[&call[..], &stdio[..]].concat(), "\nteal\n\nbold\n");
+    assert_eq!(code, Some(0), "{err}");
+    let result: Value = serde_json::from_str(out.trim()).expect(&out);
+    assert_eq!(
+        result,
+        json!({"color": "teal", "style": "bold", "status": "preview"})
+    );
+    assert!(
+        err.contains("Choose a color") && err.contains("Choose a style"),
+        "{err}"
+    );
+    // Declining the first form ends the flow with that status.
+    let (code, out, _) = client(&[&call[..], &stdio[..]].concat(), "decline\n");
+    assert_eq!(code, Some(0));
+    assert_eq!(out.trim(), r#"{"status":"decline"}"#);
+    // The end of input cancels.
+    let (code, out, _) = client(&[&call[..], &stdio[..]].concat(), "");
+    assert_eq!(code, Some(0));
+    assert_eq!(out.trim(), r#"{"status":"cancel"}"#);
+    // Without --call it lists the tools.
+    let (code, out, _) = client(&stdio, "");
+    assert_eq!(code, Some(0));
+    assert!(
+        out.lines().any(|l| l.starts_with("preference_preview\t")),
+        "{out}"
+    );
+}
+
+#[test]
+fn the_client_answers_the_form_flow_over_http() {
+    let mut server = example()
+        .args(["--http", "127.0.0.1:0"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("the server starts");
+    let mut url = String::new();
+    BufReader::new(server.stdout.take().unwrap())
+        .read_line(&mut url)
+        .expect("the server prints its URL first");
+    let call = ["--call", "preference_preview", r#"{"subject":"desk lamp"}"#];
+    let (code, out, err) = client(
+        &[&call[..], &["--http", url.trim()][..]].concat(),
+        "\nteal\n\nbold\n",
+    );
+    server.kill().ok();
+    server.wait().ok();
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(
+        out.trim(),
+        r#"{"color":"teal","style":"bold","status":"preview"}"#
+    );
+}
+
+#[test]
+fn the_client_without_a_server_prints_usage_and_exits_2() {
+    let (code, out, err) = client(&[], "");
+    assert_eq!(code, Some(2));
+    assert!(out.is_empty());
+    assert!(err.starts_with("usage: client"), "{err}");
 }
