@@ -36,7 +36,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
-#[cfg(unix)]
+#[cfg(all(unix, feature = "bridge"))]
 pub mod bridge;
 pub mod client;
 mod clock;
@@ -44,8 +44,12 @@ pub mod events;
 pub mod handler;
 pub mod http;
 pub mod secret;
+mod serve;
 pub mod stdio;
+#[cfg(feature = "typed")]
+pub mod typed;
 
 pub use clock::unix_seconds;
 pub use handler::{AsyncHandler, handle, run_call};
 pub use secret::{process_state_options, random_secret};
+pub use serve::{CheckError, Checked, serve_http, serve_stdio};

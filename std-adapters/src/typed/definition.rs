@@ -1,0 +1,431 @@
+//! Definitions with their handlers, each built in one expression: `tool(..)`, `resource(..)`,
+//! `template(..)` and `prompt(..)`, ending with the handler (`run`, `read`, `render`).
+
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+use snodo_core::server::{Prompt, PromptArgument, Resource, ResourceTemplate, Tool};
+
+use super::context::Stop;
+use super::handler::{Handler, RunPrompt, RunResource, RunTool, Typed};
+use super::output::{PromptMessages, ResourceOutput, ToolOutput};
+use super::question::Question;
+use super::schema::{leak, schema_of};
+
+/// Problems found while a definition was built, reported by the server builder.
+pub(crate) type Problems = Vec<&'static str>;
+
+/// Generates the `const`-style setters of optional text fields on a definition builder.
+macro_rules! text_setters {
+    ($($(#[doc = $doc:literal])* $field:ident),* $(,)?) => {
+        $(
+            $(#[doc = $doc])*
+            #[must_use]
+            pub fn $field(mut self, $field: &'static str) -> Self {
+                self.def = self.def.$field($field);
+                self
+            }
+        )*
+    };
+}
+
+/// Records a problem of each question a definition says it asks.
+fn check_question(problems: &mut Problems, question: &impl Question) {
+    if let Err(e) = question.check() {
+        problems.push(e.reason);
+    }
+}
+
+/// Starts a tool definition.
+///
+/// ```
+/// use schemars::JsonSchema;
+/// use serde::Deserialize;
+/// use snodo_std::typed::{Cx, Stop, tool};
+///
+/// #[derive(Deserialize, JsonSchema)]
+/// struct Echo {
+///     /// The text to return
+///     text: String,
+/// }
+///
+/// async fn echo(args: Echo, _cx: Cx<'_>) -> Result<String, Stop> {
+///     Ok(args.text)
+/// }
+///
+/// let echo = tool("echo").description("Returns the text it is given.").run(echo);
+/// # let _ = echo;
+/// ```
+pub fn tool(name: &'static str) -> ToolBuilder {
+    ToolBuilder {
+        def: Tool::new(name),
+        problems: Vec::new(),
+    }
+}
+
+/// A tool being defined (see [`tool`]).
+#[derive(Debug)]
+pub struct ToolBuilder {
+    def: Tool<'static>,
+    problems: Problems,
+}
+
+impl ToolBuilder {
+    text_setters!(
+        /// With a display title.
+        title,
+        /// With a description, for the model.
+        description,
+        /// With annotations (JSON text, an object).
+        annotations,
+        /// With icons (JSON text, an array of `Icon` objects).
+        icons,
+        /// With `_meta` (JSON text, an object).
+        meta,
+    );
+
+    /// Declares a question the handler asks, so it is checked now (a form whose type is not
+    /// a flat form makes the server refuse to build) rather than on first use.
+    #[must_use]
+    pub fn asks(mut self, question: &impl Question) -> Self {
+        check_question(&mut self.problems, question);
+        self
+    }
+
+    /// Ends the definition with its handler: an `async fn(A, Cx<'_>) -> Result<R, Stop>`.
+    /// The input schema is generated from `A`, the output schema from `R` when it is
+    /// [`Structured`](super::Structured).
+    pub fn run<F, A, R>(mut self, handler: F) -> ToolEntry
+    where
+        F: for<'a> Handler<'a, A, Output = Result<R, Stop>>,
+        A: DeserializeOwned + JsonSchema + Send + 'static,
+        R: ToolOutput + 'static,
+    {
+        let input = schema_of::<A>();
+        if input.get("type").and_then(|t| t.as_str()) != Some("object") {
+            self.problems
+                .push("the argument type's schema is not an object (use a struct or NoArgs)");
+        }
+        self.def = self.def.input_schema(leak(input.to_string()));
+        if let Some(output) = R::output_schema() {
+            self.def = self.def.output_schema(leak(output.to_string()));
+        }
+        ToolEntry {
+            def: self.def,
+            run: Box::new(Typed::<F, A, R>::new(handler)),
+            problems: self.problems,
+        }
+    }
+}
+
+/// A tool with its handler, ready for [`ServerBuilder::tool`](super::ServerBuilder::tool).
+pub struct ToolEntry {
+    pub(crate) def: Tool<'static>,
+    pub(crate) run: Box<dyn RunTool>,
+    pub(crate) problems: Problems,
+}
+
+impl std::fmt::Debug for ToolEntry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ToolEntry")
+            .field("def", &self.def)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Starts a resource at a fixed URI.
+///
+/// ```
+/// use snodo_std::typed::{Cx, NoArgs, Stop, resource};
+///
+/// async fn about(_: NoArgs, _cx: Cx<'_>) -> Result<&'static str, Stop> {
+///     Ok("A demonstration server.")
+/// }
+///
+/// let about = resource("preview://about", "about").mime_type("text/plain").read(about);
+/// # let _ = about;
+/// ```
+pub fn resource(uri: &'static str, name: &'static str) -> ResourceBuilder {
+    ResourceBuilder {
+        def: Resource::new(uri, name),
+        problems: Vec::new(),
+    }
+}
+
+/// A resource being defined (see [`resource`]).
+#[derive(Debug)]
+pub struct ResourceBuilder {
+    def: Resource<'static>,
+    problems: Problems,
+}
+
+impl ResourceBuilder {
+    text_setters!(
+        /// With a display title.
+        title,
+        /// With a description.
+        description,
+        /// With a MIME type (also the MIME type of text the handler returns).
+        mime_type,
+        /// With annotations (JSON text, an object).
+        annotations,
+        /// With icons (JSON text, an array of `Icon` objects).
+        icons,
+        /// With `_meta` (JSON text, an object).
+        meta,
+    );
+
+    /// Declares a question the handler asks (see [`ToolBuilder::asks`]).
+    #[must_use]
+    pub fn asks(mut self, question: &impl Question) -> Self {
+        check_question(&mut self.problems, question);
+        self
+    }
+
+    /// Ends the definition with its handler, which takes [`NoArgs`](super::NoArgs).
+    pub fn read<F, A, R>(self, handler: F) -> ResourceEntry
+    where
+        F: for<'a> Handler<'a, A, Output = Result<R, Stop>>,
+        A: DeserializeOwned + Send + 'static,
+        R: ResourceOutput + 'static,
+    {
+        ResourceEntry {
+            def: self.def,
+            run: Box::new(Typed::<F, A, R>::new(handler)),
+            problems: self.problems,
+        }
+    }
+}
+
+/// A resource with its handler.
+pub struct ResourceEntry {
+    pub(crate) def: Resource<'static>,
+    pub(crate) run: Box<dyn RunResource>,
+    pub(crate) problems: Problems,
+}
+
+impl std::fmt::Debug for ResourceEntry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ResourceEntry")
+            .field("def", &self.def)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Starts a resource template (RFC 6570 `{var}` and `{+var}`); its handler takes a struct of
+/// the template's variables.
+///
+/// ```
+/// use serde::Deserialize;
+/// use snodo_std::typed::{Cx, Stop, template};
+///
+/// #[derive(Deserialize)]
+/// struct Person { name: String }
+///
+/// async fn greeting(p: Person, _cx: Cx<'_>) -> Result<String, Stop> {
+///     Ok(format!("Hello, {}!", p.name))
+/// }
+///
+/// let greeting = template("greeting://{name}", "greeting").read(greeting);
+/// # let _ = greeting;
+/// ```
+pub fn template(uri_template: &'static str, name: &'static str) -> TemplateBuilder {
+    TemplateBuilder {
+        def: ResourceTemplate::new(uri_template, name),
+        problems: Vec::new(),
+    }
+}
+
+/// A resource template being defined (see [`template`]).
+#[derive(Debug)]
+pub struct TemplateBuilder {
+    def: ResourceTemplate<'static>,
+    problems: Problems,
+}
+
+impl TemplateBuilder {
+    text_setters!(
+        /// With a display title.
+        title,
+        /// With a description.
+        description,
+        /// With a MIME type (also the MIME type of text the handler returns).
+        mime_type,
+        /// With annotations (JSON text, an object).
+        annotations,
+        /// With icons (JSON text, an array of `Icon` objects).
+        icons,
+        /// With `_meta` (JSON text, an object).
+        meta,
+    );
+
+    /// Declares a question the handler asks (see [`ToolBuilder::asks`]).
+    #[must_use]
+    pub fn asks(mut self, question: &impl Question) -> Self {
+        check_question(&mut self.problems, question);
+        self
+    }
+
+    /// Ends the definition with its handler, which takes the template's variables as a
+    /// struct (a URI whose variables do not decode is "Resource not found").
+    pub fn read<F, A, R>(self, handler: F) -> TemplateEntry
+    where
+        F: for<'a> Handler<'a, A, Output = Result<R, Stop>>,
+        A: DeserializeOwned + Send + 'static,
+        R: ResourceOutput + 'static,
+    {
+        TemplateEntry {
+            vars: variables(self.def.uri_template),
+            def: self.def,
+            run: Box::new(Typed::<F, A, R>::new(handler)),
+            problems: self.problems,
+        }
+    }
+}
+
+/// The names of a URI template's variables.
+fn variables(uri_template: &'static str) -> Vec<&'static str> {
+    uri_template
+        .split('{')
+        .skip(1)
+        .filter_map(|part| part.split_once('}'))
+        .map(|(name, _)| name.trim_start_matches('+'))
+        .collect()
+}
+
+/// A resource template with its handler.
+pub struct TemplateEntry {
+    pub(crate) def: ResourceTemplate<'static>,
+    pub(crate) vars: Vec<&'static str>,
+    pub(crate) run: Box<dyn RunResource>,
+    pub(crate) problems: Problems,
+}
+
+impl std::fmt::Debug for TemplateEntry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TemplateEntry")
+            .field("def", &self.def)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Starts a prompt; its handler takes a struct of string arguments, from which the prompt's
+/// argument list (names, descriptions, which are required) is generated.
+///
+/// ```
+/// use schemars::JsonSchema;
+/// use serde::Deserialize;
+/// use snodo_std::typed::{Cx, PromptMessages, Stop, prompt};
+///
+/// #[derive(Deserialize, JsonSchema)]
+/// struct Greet {
+///     /// Who to greet
+///     name: String,
+/// }
+///
+/// async fn greet(g: Greet, _cx: Cx<'_>) -> Result<PromptMessages, Stop> {
+///     Ok(PromptMessages::new().user(format!("Greet {}.", g.name)))
+/// }
+///
+/// let greet = prompt("greet").render(greet);
+/// # let _ = greet;
+/// ```
+pub fn prompt(name: &'static str) -> PromptBuilder {
+    PromptBuilder {
+        def: Prompt::new(name),
+        problems: Vec::new(),
+    }
+}
+
+/// A prompt being defined (see [`prompt`]).
+#[derive(Debug)]
+pub struct PromptBuilder {
+    def: Prompt<'static>,
+    problems: Problems,
+}
+
+impl PromptBuilder {
+    text_setters!(
+        /// With a display title.
+        title,
+        /// With a description.
+        description,
+        /// With icons (JSON text, an array of `Icon` objects).
+        icons,
+        /// With `_meta` (JSON text, an object).
+        meta,
+    );
+
+    /// Declares a question the handler asks (see [`ToolBuilder::asks`]).
+    #[must_use]
+    pub fn asks(mut self, question: &impl Question) -> Self {
+        check_question(&mut self.problems, question);
+        self
+    }
+
+    /// Ends the definition with its handler.
+    pub fn render<F, A>(mut self, handler: F) -> PromptEntry
+    where
+        F: for<'a> Handler<'a, A, Output = Result<PromptMessages, Stop>>,
+        A: DeserializeOwned + JsonSchema + Send + 'static,
+    {
+        match prompt_arguments(&schema_of::<A>()) {
+            Ok(arguments) => self.def = self.def.arguments(arguments),
+            Err(problem) => self.problems.push(problem),
+        }
+        PromptEntry {
+            def: self.def,
+            run: Box::new(Typed::<F, A, PromptMessages>::new(handler)),
+            problems: self.problems,
+        }
+    }
+}
+
+/// A prompt's arguments from the schema of its argument struct: every property a string.
+fn prompt_arguments(
+    schema: &serde_json::Value,
+) -> Result<&'static [PromptArgument<'static>], &'static str> {
+    let Some(properties) = schema.get("properties").and_then(|p| p.as_object()) else {
+        return Ok(&[]);
+    };
+    let required = |name: &str| {
+        schema
+            .get("required")
+            .and_then(|r| r.as_array())
+            .is_some_and(|r| r.iter().any(|n| n == name))
+    };
+    let mut arguments = Vec::with_capacity(properties.len());
+    for (name, property) in properties {
+        if property.get("type").and_then(|t| t.as_str()) != Some("string") {
+            return Err("prompt arguments must all be strings");
+        }
+        let name = leak(name.clone());
+        let mut argument = if required(name) {
+            PromptArgument::required(name)
+        } else {
+            PromptArgument::optional(name)
+        };
+        if let Some(d) = property.get("description").and_then(|d| d.as_str()) {
+            argument = argument.description(leak(d.to_owned()));
+        }
+        if let Some(t) = property.get("title").and_then(|t| t.as_str()) {
+            argument = argument.title(leak(t.to_owned()));
+        }
+        arguments.push(argument);
+    }
+    Ok(Vec::leak(arguments))
+}
+
+/// A prompt with its handler.
+pub struct PromptEntry {
+    pub(crate) def: Prompt<'static>,
+    pub(crate) run: Box<dyn RunPrompt>,
+    pub(crate) problems: Problems,
+}
+
+impl std::fmt::Debug for PromptEntry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PromptEntry")
+            .field("def", &self.def)
+            .finish_non_exhaustive()
+    }
+}

@@ -1,0 +1,80 @@
+//! Typed authoring (feature `typed`): tools, resources, prompts, forms and sealed state as
+//! Rust types, on top of the core's byte-level API.
+//!
+//! A tool is an `async fn` taking an argument struct (`Deserialize + JsonSchema`) and a
+//! [`Cx`]; its input schema is generated from the struct, and it is registered in one
+//! expression. There is no catalogue to keep in step with a `match` on names: the server
+//! routes each call to the handler registered with its definition.
+//!
+//! ```
+//! use schemars::JsonSchema;
+//! use serde::{Deserialize, Serialize};
+//! use snodo_std::typed::{Cx, Stop, Structured, server, tool};
+//!
+//! #[derive(Deserialize, JsonSchema)]
+//! #[serde(deny_unknown_fields)]
+//! struct Add { a: f64, b: f64 }
+//!
+//! #[derive(Serialize, JsonSchema)]
+//! struct Sum { sum: f64 }
+//!
+//! async fn add(args: Add, _cx: Cx<'_>) -> Result<Structured<Sum>, Stop> {
+//!     Ok(Structured(Sum { sum: args.a + args.b }))
+//! }
+//!
+//! let server = server("calculator", "1.0.0")
+//!     .tool(tool("add").description("Adds two numbers").run(add))
+//!     .build()?;
+//! // snodo_std::serve_stdio(server)
+//! # let _ = server;
+//! # Ok::<(), snodo_std::CheckError>(())
+//! ```
+//!
+//! # Multi round-trip requests
+//!
+//! A handler asks the client for something by returning [`Stop`]: `?` on
+//! [`Flow::ask`] does it for a question the last round did not ask or the client did not
+//! answer. Questions are `static`s: a [`Form`] over a struct (its schema must be the
+//! protocol's restricted flat subset, checked at registration with `asks`), a
+//! [`UrlConsent`], a [`Sampling`] request or a [`RootsRequest`]; each answer is typed.
+//! Partial answers live in the flow's typed state, which the framework seals into
+//! `requestState` with the server's keys, bound to the request's method, its arguments
+//! (salient params) and the caller (principal), and opens on the retry. See [`Flow`].
+//!
+//! # Errors
+//!
+//! - Arguments that fail the generated schema are answered by the core before the handler
+//!   runs; arguments that pass it but do not decode are a tool error result naming the
+//!   argument (`Invalid arguments: argument x does not fit its type`), never its value.
+//! - `Err(Stop::Error(e))` (or `?` on a core [`Error`](snodo_core::server::Error)) keeps the
+//!   core's semantics: typed errors are JSON-RPC errors, failures of tools are tool errors.
+//! - Answers that do not fit their question are the generic -32602, which echoes nothing;
+//!   state that does not open is the one -32602 "Invalid request state".
+//!
+//! # Cost
+//!
+//! Per call: one boxed future, the arguments decoded by `serde_json`, and on a flow's legs
+//! its state as a `serde_json` value. Schemas are generated once, when the server is built,
+//! and kept for the process's lifetime.
+
+mod args;
+mod context;
+mod definition;
+mod flow;
+mod handler;
+mod output;
+mod question;
+mod schema;
+mod server;
+
+pub use args::NoArgs;
+pub use context::{Ask, Cx, Stop};
+pub use definition::{
+    PromptBuilder, PromptEntry, ResourceBuilder, ResourceEntry, TemplateBuilder, TemplateEntry,
+    ToolBuilder, ToolEntry, prompt, resource, template, tool,
+};
+pub use flow::{Flow, Questions};
+pub use handler::Handler;
+pub use output::{Blob, PromptMessages, ResourceOutput, Structured, ToolError, ToolOutput};
+pub use question::{Elicited, Form, Question, Root, RootsRequest, Sampled, Sampling, UrlConsent};
+pub use server::{CompletionQuery, CompletionTarget, ServerBuilder, TypedApp, server};

@@ -1,0 +1,334 @@
+//! The server builder: identity, state keys and every definition, checked when built.
+
+use snodo_core::json::Limits;
+use snodo_core::server::{
+    Completion, CompletionRef, CompletionReply, Config, Done, Error, Prompt, PromptGet,
+    PromptReply, Registry, Resource, ResourceRead, ResourceReply, ResourceTarget, ResourceTemplate,
+    Server, Tool, ToolCall, ToolReply,
+};
+use snodo_core::state::{Keys, StateOptions, Ttl};
+
+use super::definition::{PromptEntry, ResourceEntry, TemplateEntry, ToolEntry};
+use crate::AsyncHandler;
+use crate::serve::{CheckError, Checked};
+
+/// Starts a server named `name` at `version`.
+///
+/// ```
+/// use schemars::JsonSchema;
+/// use serde::Deserialize;
+/// use snodo_std::typed::{Cx, Stop, server, tool};
+///
+/// #[derive(Deserialize, JsonSchema)]
+/// struct Echo { text: String }
+///
+/// async fn echo(args: Echo, _cx: Cx<'_>) -> Result<String, Stop> {
+///     Ok(args.text)
+/// }
+///
+/// let server = server("echo-server", "1.0.0")
+///     .tool(tool("echo").run(echo))
+///     .build()
+///     .expect("every definition is valid");
+/// // snodo_std::serve_stdio(server)
+/// # let _ = server;
+/// ```
+pub fn server(name: &'static str, version: &'static str) -> ServerBuilder {
+    ServerBuilder {
+        config: Config::new(name, version),
+        state: None,
+        app: TypedApp::default(),
+        problems: Vec::new(),
+    }
+}
+
+/// A server being put together (see [`server`]). [`build`](ServerBuilder::build) checks
+/// every definition, so what it returns can be served.
+pub struct ServerBuilder {
+    config: Config<'static>,
+    state: Option<StateOptions<Keys>>,
+    app: TypedApp,
+    problems: Vec<CheckError>,
+}
+
+impl std::fmt::Debug for ServerBuilder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ServerBuilder")
+            .field("info", &self.config.info)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ServerBuilder {
+    /// With a human-readable title.
+    #[must_use]
+    pub fn title(mut self, title: &'static str) -> Self {
+        self.config.info = self.config.info.title(title);
+        self
+    }
+
+    /// With a description, for people.
+    #[must_use]
+    pub fn description(mut self, description: &'static str) -> Self {
+        self.config.info = self.config.info.description(description);
+        self
+    }
+
+    /// With `instructions` for the model (in `server/discover`).
+    #[must_use]
+    pub fn instructions(mut self, instructions: &'static str) -> Self {
+        self.config = self.config.with_instructions(instructions);
+        self
+    }
+
+    /// With other bounds on incoming JSON (the default is [`Limits::HOST`]).
+    #[must_use]
+    pub fn limits(mut self, limits: Limits) -> Self {
+        self.config = self.config.with_limits(limits);
+        self
+    }
+
+    /// The keys sealed request state is signed with and how long a token lives, in one call.
+    /// Without it, the server seals with a random secret drawn once per process and the
+    /// default TTL (300 s): right for one process serving loopback clients, not for a cluster
+    /// (see `docs/state.md`).
+    ///
+    /// ```
+    /// use snodo_core::state::{Keys, Ttl};
+    ///
+    /// let keys = Keys::ring(&[("2026-10", [7u8; 32])]).unwrap();
+    /// let builder = snodo_std::typed::server("s", "1.0")
+    ///     .state(keys, Ttl::from_secs(120).unwrap());
+    /// # let _ = builder;
+    /// ```
+    #[must_use]
+    pub fn state(mut self, keys: Keys, ttl: Ttl) -> Self {
+        self.state = Some(StateOptions::new(keys).with_ttl(ttl));
+        self
+    }
+
+    /// With a tool (listed in the order added).
+    #[must_use]
+    pub fn tool(mut self, entry: ToolEntry) -> Self {
+        self.note(entry.def.name, &entry.problems);
+        self.app.tools.push(entry.def);
+        self.app.tool_runs.push(entry);
+        self
+    }
+
+    /// With a resource at a fixed URI.
+    #[must_use]
+    pub fn resource(mut self, entry: ResourceEntry) -> Self {
+        self.note(entry.def.name, &entry.problems);
+        self.app.resources.push(entry.def);
+        self.app.resource_runs.push(entry);
+        self
+    }
+
+    /// With a resource template.
+    #[must_use]
+    pub fn template(mut self, entry: TemplateEntry) -> Self {
+        self.note(entry.def.name, &entry.problems);
+        self.app.templates.push(entry.def);
+        self.app.template_runs.push(entry);
+        self
+    }
+
+    /// With a prompt.
+    #[must_use]
+    pub fn prompt(mut self, entry: PromptEntry) -> Self {
+        self.note(entry.def.name, &entry.problems);
+        self.app.prompts.push(entry.def);
+        self.app.prompt_runs.push(entry);
+        self
+    }
+
+    /// Offers `completion/complete`: `complete` returns the suggestions for a query (at most
+    /// 100 are sent).
+    ///
+    /// ```
+    /// use snodo_std::typed::{CompletionQuery, server};
+    ///
+    /// let builder = server("s", "1.0").completions(|q: &CompletionQuery| {
+    ///     ["Ada", "Alan"].iter().filter(|n| n.starts_with(&q.value)).map(|n| n.to_string()).collect()
+    /// });
+    /// # let _ = builder;
+    /// ```
+    #[must_use]
+    pub fn completions(
+        mut self,
+        complete: impl Fn(&CompletionQuery) -> Vec<String> + Send + Sync + 'static,
+    ) -> Self {
+        self.app.complete = Some(Box::new(complete));
+        self
+    }
+
+    fn note(&mut self, name: &str, problems: &[&'static str]) {
+        self.problems
+            .extend(problems.iter().map(|problem| CheckError {
+                name: name.to_owned(),
+                problem: (*problem).to_owned(),
+            }));
+    }
+
+    /// Checks every definition (generated schemas, declared questions, unique names, what
+    /// the core checks) and returns the server, ready to serve.
+    pub fn build(mut self) -> Result<Checked<TypedApp>, CheckError> {
+        if let Some(problem) = self.problems.into_iter().next() {
+            return Err(problem);
+        }
+        if let Some(name) = duplicate(self.app.tools.iter().map(|t| t.name))
+            .or_else(|| duplicate(self.app.prompts.iter().map(|p| p.name)))
+            .or_else(|| duplicate(self.app.resources.iter().map(|r| r.uri)))
+        {
+            return Err(CheckError {
+                name: name.to_owned(),
+                problem: "defined twice".to_owned(),
+            });
+        }
+        self.config = match self.state {
+            Some(options) => self.config.with_state::<Keys>(Box::leak(Box::new(options))),
+            None => self.config.with_state(crate::process_state_options()),
+        };
+        Checked::new(Server::new(self.config, self.app))
+    }
+}
+
+fn duplicate<'n>(names: impl Iterator<Item = &'n str>) -> Option<&'n str> {
+    let mut seen = std::collections::HashSet::new();
+    names.into_iter().find(|n| !seen.insert(*n))
+}
+
+/// A `completion/complete` request, decoded.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CompletionQuery {
+    /// What is completed: a prompt's name or a template's URI template.
+    pub target: CompletionTarget,
+    /// The argument (or template variable) being completed.
+    pub argument: String,
+    /// What the user has typed so far.
+    pub value: String,
+}
+
+/// What a completion refers to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CompletionTarget {
+    /// A prompt, by name.
+    Prompt(String),
+    /// A resource template, by URI template.
+    Resource(String),
+}
+
+type Complete = Box<dyn Fn(&CompletionQuery) -> Vec<String> + Send + Sync>;
+
+/// The application a typed [`ServerBuilder`] builds: the definitions and their handlers.
+#[derive(Default)]
+pub struct TypedApp {
+    tools: Vec<Tool<'static>>,
+    tool_runs: Vec<ToolEntry>,
+    resources: Vec<Resource<'static>>,
+    resource_runs: Vec<ResourceEntry>,
+    templates: Vec<ResourceTemplate<'static>>,
+    template_runs: Vec<TemplateEntry>,
+    prompts: Vec<Prompt<'static>>,
+    prompt_runs: Vec<PromptEntry>,
+    complete: Option<Complete>,
+}
+
+impl std::fmt::Debug for TypedApp {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TypedApp")
+            .field("tools", &self.tools)
+            .field("resources", &self.resources)
+            .field("templates", &self.templates)
+            .field("prompts", &self.prompts)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The position of `item` in `items` (the core hands back the definition it routed to).
+fn index_of<T>(items: &[T], item: &T) -> Option<usize> {
+    items.iter().position(|i| std::ptr::eq(i, item))
+}
+
+const UNROUTED: Error = Error::internal("no handler for this definition");
+
+impl Registry for TypedApp {
+    fn tools(&self) -> &[Tool<'_>] {
+        &self.tools
+    }
+
+    fn resources(&self) -> &[Resource<'_>] {
+        &self.resources
+    }
+
+    fn resource_templates(&self) -> &[ResourceTemplate<'_>] {
+        &self.templates
+    }
+
+    fn prompts(&self) -> &[Prompt<'_>] {
+        &self.prompts
+    }
+
+    fn completions(&self) -> bool {
+        self.complete.is_some()
+    }
+}
+
+impl AsyncHandler for TypedApp {
+    async fn call_tool(&self, call: &ToolCall<'_>, reply: ToolReply<'_>) -> Result<Done, Error> {
+        let entry = index_of(&self.tools, call.tool()).ok_or(UNROUTED)?;
+        self.tool_runs[entry].run.run(call, reply).await
+    }
+
+    async fn read_resource(
+        &self,
+        call: &ResourceRead<'_>,
+        reply: ResourceReply<'_>,
+    ) -> Result<Done, Error> {
+        match call.target() {
+            ResourceTarget::Fixed(r) => {
+                let entry = &self.resource_runs[index_of(&self.resources, r).ok_or(UNROUTED)?];
+                entry.run.run(call, reply, &[], entry.def.mime_type).await
+            }
+            ResourceTarget::Template(t) => {
+                let entry = &self.template_runs[index_of(&self.templates, t).ok_or(UNROUTED)?];
+                entry
+                    .run
+                    .run(call, reply, &entry.vars, entry.def.mime_type)
+                    .await
+            }
+        }
+    }
+
+    async fn get_prompt(
+        &self,
+        call: &PromptGet<'_>,
+        reply: PromptReply<'_>,
+    ) -> Result<Done, Error> {
+        let entry = index_of(&self.prompts, call.prompt()).ok_or(UNROUTED)?;
+        self.prompt_runs[entry].run.run(call, reply).await
+    }
+
+    async fn complete(
+        &self,
+        call: &Completion<'_>,
+        reply: CompletionReply<'_>,
+    ) -> Result<Done, Error> {
+        let Some(complete) = &self.complete else {
+            return Ok(reply.values(&[], false));
+        };
+        let text = |s: snodo_core::json::JsonStr<'_>| s.chars().collect::<String>();
+        let query = CompletionQuery {
+            target: match call.reference() {
+                CompletionRef::Prompt(name) => CompletionTarget::Prompt(text(name)),
+                CompletionRef::Resource(uri) => CompletionTarget::Resource(text(uri)),
+            },
+            argument: text(call.argument_name()),
+            value: text(call.argument_value()),
+        };
+        let values = complete(&query);
+        let values: Vec<&str> = values.iter().map(String::as_str).collect();
+        Ok(reply.values(&values, false))
+    }
+}
