@@ -15,9 +15,9 @@
 //! run; nothing here asserts a time. The application is the example's own flow code
 //! (`flow.rs` and `mrtr_app.rs`, included as the tests include them).
 
-#[path = "../../std-adapters/examples/preferences/flow.rs"]
+#[path = "../../std-adapters/examples/preferences_bytes/flow.rs"]
 mod flow;
-#[path = "../../std-adapters/examples/preferences/mrtr_app.rs"]
+#[path = "../../std-adapters/examples/preferences_bytes/mrtr_app.rs"]
 mod mrtr_app;
 
 use std::hint::black_box;

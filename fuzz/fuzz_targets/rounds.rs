@@ -33,9 +33,9 @@ use snodo_core::server::{
 };
 use snodo_core::state::{Keys, StateOptions};
 
-#[path = "../../std-adapters/examples/preferences/flow.rs"]
+#[path = "../../std-adapters/examples/preferences_bytes/flow.rs"]
 mod flow;
-#[path = "../../std-adapters/examples/preferences/mrtr_app.rs"]
+#[path = "../../std-adapters/examples/preferences_bytes/mrtr_app.rs"]
 mod mrtr_app;
 
 // ---------------------------------------------------------------------------------------------

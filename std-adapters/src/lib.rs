@@ -53,3 +53,8 @@ pub use clock::unix_seconds;
 pub use handler::{AsyncHandler, handle, run_call};
 pub use secret::{process_state_options, random_secret};
 pub use serve::{CheckError, Checked, serve_http, serve_stdio};
+
+/// The README's examples, compiled and run as doctests.
+#[cfg(all(doctest, feature = "typed"))]
+#[doc = include_str!("../../README.md")]
+pub struct ReadmeDoctests;

@@ -4,22 +4,17 @@ mod common;
 
 #[path = "../examples/preferences/app.rs"]
 mod app;
-#[path = "../examples/preferences/flow.rs"]
-mod flow;
-#[path = "../examples/preferences/more_flows.rs"]
-mod more_flows;
-#[path = "../examples/preferences/mrtr_app.rs"]
-mod mrtr_app;
+#[path = "../examples/preferences/flows.rs"]
+mod flows;
 
 use common::{Client, PATIENCE, call, call_with_progress, first_text, request, start_server};
 use serde_json::{Value, json};
-use snodo_core::server::Server;
 use snodo_std::stdio::StdioConfig;
 
 /// The example app with its own configuration, on pipes.
 fn start() -> Client {
-    let server = Server::new(app::config(), app::App::new());
-    server.check().expect("the catalogue is valid");
+    // The example's server, checked when built.
+    let server = app::server().into_server();
     start_server(server, StdioConfig::default(), 1 << 16, |w| w)
 }
 

@@ -5,12 +5,8 @@ mod http_client;
 
 #[path = "../examples/preferences/app.rs"]
 mod app;
-#[path = "../examples/preferences/flow.rs"]
-mod flow;
-#[path = "../examples/preferences/more_flows.rs"]
-mod more_flows;
-#[path = "../examples/preferences/mrtr_app.rs"]
-mod mrtr_app;
+#[path = "../examples/preferences/flows.rs"]
+mod flows;
 
 use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
@@ -20,12 +16,11 @@ use std::process::{Command, Stdio};
 use http::StatusCode;
 use http_client::{Running, first_text, message, post, send, serve, serve_service, with};
 use serde_json::{Value, json};
-use snodo_core::server::Server;
 use snodo_std::http::{HttpConfig, McpService};
 
 async fn start() -> Running {
-    let server = Server::new(app::config(), app::App::new());
-    server.check().expect("the catalogue is valid");
+    // The example's server, checked when built.
+    let server = app::server().into_server();
     serve(server, HttpConfig::new()).await
 }
 
@@ -93,7 +88,7 @@ async fn the_preference_flow_takes_three_legs() {
 
 #[tokio::test]
 async fn sealed_state_is_bound_to_the_principal_the_hook_names() {
-    let server = Server::new(app::config(), app::App::new());
+    let server = app::server().into_server();
     let config = HttpConfig::new().with_addr(SocketAddr::from(([127, 0, 0, 1], 0)));
     let service = McpService::new(std::sync::Arc::new(server), config).with_principal(|parts| {
         let user = parts.headers.get("x-user")?.to_str().ok()?;

@@ -1,8 +1,9 @@
 //! Fixtures for the multi round-trip (MRTR) acceptance suite.
 //!
-//! - [`Preferences`]: the preference flow of the seed's example 20, exactly as the example
-//!   server ships it (its `flow.rs` and `mrtr_app.rs` are included from
-//!   `std-adapters/examples/preferences/`), counting handler runs.
+//! - [`Preferences`]: the preference flow of the seed's example 20, exactly as the byte-level
+//!   example ships it (its `flow.rs` and `mrtr_app.rs` are included from
+//!   `std-adapters/examples/preferences_bytes/`; the `preferences` example serves the same
+//!   flow through the typed layer), counting handler runs.
 //! - [`MrtrFixture`]: an application for the rules the example does not reach: several inputs
 //!   at once, sampling, roots, one result asking all three kinds with signed partial
 //!   progress, a tool that asks only for what the client declared, a tool with an output
@@ -33,9 +34,9 @@ use snodo_core::state::{Keys, OPEN_SCRATCH_LEN, StateOptions, Ttl};
 
 use crate::harness::{ANY_STRING, NOW, OUT_SIZE, PROTOCOL_VERSION, parse_output, server_info};
 
-#[path = "../../std-adapters/examples/preferences/flow.rs"]
+#[path = "../../std-adapters/examples/preferences_bytes/flow.rs"]
 mod flow;
-#[path = "../../std-adapters/examples/preferences/mrtr_app.rs"]
+#[path = "../../std-adapters/examples/preferences_bytes/mrtr_app.rs"]
 mod mrtr_app;
 
 // ---------------------------------------------------------------------------------------

@@ -3,9 +3,8 @@
 
 use serde_json::{Value, json};
 use snodo_core::server::{Handled, Round, Server};
+use snodo_std::typed::TypedApp;
 use snodo_std::{handle, unix_seconds};
-
-use super::app::{App, config};
 
 /// The canned answer a check client gives to each question.
 fn answer(key: &str) -> Value {
@@ -17,7 +16,7 @@ fn answer(key: &str) -> Value {
     }
 }
 
-async fn send(server: &Server<'static, App>, request: &Value) -> Result<Value, String> {
+async fn send(server: &Server<'static, TypedApp>, request: &Value) -> Result<Value, String> {
     let input = serde_json::to_vec(request).map_err(|e| e.to_string())?;
     let mut out = vec![0u8; 64 * 1024];
     let round = Round::anonymous(unix_seconds());
@@ -29,7 +28,7 @@ async fn send(server: &Server<'static, App>, request: &Value) -> Result<Value, S
 
 /// Runs one flow to its end and returns the final result and the number of legs.
 async fn drive(
-    server: &Server<'static, App>,
+    server: &Server<'static, TypedApp>,
     method: &str,
     params: Value,
 ) -> Result<(Value, usize), String> {
@@ -85,7 +84,7 @@ fn final_text(result: &Value) -> &str {
 
 /// Runs every flow; prints one line per flow and returns whether all ended as expected.
 pub async fn run() -> bool {
-    let server = Server::new(config(), App::new());
+    let server = super::app::server().into_server();
     let preview = r#"{"color":"teal","style":"bold","status":"preview"}"#;
     let cases = [
         (

@@ -14,21 +14,14 @@
 
 mod app;
 mod check;
-mod flow;
-mod more_flows;
-mod mrtr_app;
+mod flows;
 
 use std::io::Write;
 use std::net::SocketAddr;
 use std::process::ExitCode;
-use std::sync::Arc;
 
-use snodo_core::server::Server;
-use snodo_std::http::{HttpConfig, HttpListener};
-use snodo_std::stdio::{StdioConfig, serve_stdio};
+use snodo_std::http::HttpConfig;
 use tracing_subscriber::EnvFilter;
-
-use app::App;
 
 const USAGE: &str = "\
 usage: preferences [--stdio | --http ADDR | --check]
@@ -100,23 +93,8 @@ fn main() -> ExitCode {
 
 fn run_stdio() -> ExitCode {
     init_logging();
-    let server = Server::new(app::config(), App::new());
-    if let Err(e) = server.check() {
-        tracing::error!(name = e.name, problem = e.problem, "bad definition");
-        return ExitCode::FAILURE;
-    }
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(runtime) => runtime,
-        Err(e) => {
-            tracing::error!("cannot start the runtime: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
     tracing::info!("serving on stdio");
-    match runtime.block_on(serve_stdio(Arc::new(server), StdioConfig::default())) {
+    match snodo_std::serve_stdio(app::server()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             tracing::error!("stdio failed: {e}");
@@ -127,38 +105,13 @@ fn run_stdio() -> ExitCode {
 
 fn run_http(addr: SocketAddr) -> ExitCode {
     init_logging();
-    let server = Server::new(app::config(), App::new());
-    if let Err(e) = server.check() {
-        tracing::error!(name = e.name, problem = e.problem, "bad definition");
-        return ExitCode::FAILURE;
-    }
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(runtime) => runtime,
-        Err(e) => {
-            tracing::error!("cannot start the runtime: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
-    let served = runtime.block_on(async {
-        let config = HttpConfig::new().with_addr(addr);
-        let listener = HttpListener::bind(Arc::new(server), config).await?;
-        let url = listener.url()?;
+    let config = HttpConfig::new().with_addr(addr);
+    let served = snodo_std::serve_http(app::server(), config, |url| {
         let mut stdout = std::io::stdout().lock();
         writeln!(stdout, "{url}")?;
         stdout.flush()?;
-        drop(stdout);
         tracing::info!(%url, "serving over Streamable HTTP");
-        let shutdown = listener.shutdown_handle();
-        tokio::spawn(async move {
-            if tokio::signal::ctrl_c().await.is_ok() {
-                tracing::info!("interrupted; shutting down");
-                shutdown.shutdown();
-            }
-        });
-        listener.serve().await
+        Ok(())
     });
     match served {
         Ok(()) => ExitCode::SUCCESS,
