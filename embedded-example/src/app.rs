@@ -92,6 +92,13 @@ const TOOLS: &[Tool<'static>] = &[
         ),
 ];
 
+/// The arguments of `set_relay`.
+#[derive(serde::Deserialize)]
+struct RelayArgs {
+    channel: u8,
+    on: bool,
+}
+
 const RESOURCES: &[Resource<'static>] = &[Resource::new(INFO_URI, "device-info")
     .description("The instrument's identity, uptime, relay states and calibration offsets")
     .mime_type("application/json")];
@@ -218,12 +225,11 @@ impl<B: Board> Instrument<B> {
     }
 
     fn set_relay(&self, call: &ToolCall<'_>, reply: ToolReply<'_>) -> Result<Done, Error> {
-        let channel = small_int(call.argument("channel"), RELAY_CHANNELS - 1)
-            .ok_or(Error::invalid_params("channel must be 0 or 1"))?;
-        let on = call
-            .argument("on")
-            .and_then(|v| v.as_bool())
-            .ok_or(Error::invalid_params("on must be a boolean"))?;
+        // Typed arguments, decoded without a heap (the input schema already bounds them).
+        let RelayArgs { channel, on } = call.arguments_as()?;
+        if channel >= RELAY_CHANNELS {
+            return Err(Error::invalid_params("channel must be 0 or 1"));
+        }
         let mut message = [0u8; MESSAGE_LEN];
         let message = FixedText::format(
             &mut message,

@@ -47,6 +47,8 @@ mod notify;
 mod registry;
 mod reply;
 mod subscription;
+#[cfg(feature = "typed-args")]
+mod typed_args;
 mod uri_template;
 mod verified;
 
@@ -67,3 +69,5 @@ pub use reply::{
     PromptReply, Reply, ResourceReply, Role, ToolReply,
 };
 pub use subscription::{Event, Filter, Subscription};
+#[cfg(feature = "typed-args")]
+pub use typed_args::INVALID_ARGUMENTS;

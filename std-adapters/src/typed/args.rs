@@ -37,6 +37,11 @@ impl JsonSchema for NoArgs {
 /// Decodes `json` into `T`. The error names where the arguments stop fitting (a path of
 /// member names and indexes) and never the value found there.
 pub(crate) fn decode<T: DeserializeOwned>(json: &[u8]) -> Result<T, String> {
+    // The common case decodes once; only a failure pays for tracking where it happened.
+    serde_json::from_slice(json).or_else(|_| decode_tracked(json))
+}
+
+fn decode_tracked<T: DeserializeOwned>(json: &[u8]) -> Result<T, String> {
     let mut deserializer = serde_json::Deserializer::from_slice(json);
     serde_path_to_error::deserialize(&mut deserializer).map_err(|e| {
         let path = e.path().to_string();

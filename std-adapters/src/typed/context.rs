@@ -106,7 +106,7 @@ impl<'a> Cx<'a> {
         &self,
         decode: impl FnOnce(&[u8]) -> Option<T>,
     ) -> Result<Option<T>, Error> {
-        let mut scratch = vec![0u8; OPEN_SCRATCH_LEN];
+        let mut scratch = [0u8; OPEN_SCRATCH_LEN];
         match self.ctx.open_state(&mut scratch)? {
             None => Ok(None),
             Some(data) => decode(data.raw()).map(Some).ok_or(INVALID_STATE),
