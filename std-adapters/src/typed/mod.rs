@@ -51,6 +51,22 @@
 //! - Answers that do not fit their question are the generic -32602, which echoes nothing;
 //!   state that does not open is the one -32602 "Invalid request state".
 //!
+//! # What the byte-level API left to the author
+//!
+//! | on the byte-level API | here |
+//! | --- | --- |
+//! | a hand-written JSON Schema per tool, a `const` catalogue kept in step with a `match` on names | schemas generated from the argument and output types; one expression per definition, routed by the server |
+//! | arguments read field by field (`call.argument("text").and_then(..)`), `JsonStr` where a `&str` was wanted | arguments decoded into a struct of owned Rust values |
+//! | form schemas as JSON strings, checked once behind `LazyLock<Result<FormSchema, BuildError>>` | [`Form<T>`] `static`s: the schema is generated and checked once, at build time with `asks` |
+//! | round 1's form rebuilt on later rounds to read its answer; the round kept by hand in state JSON | [`Flow::ask`] reads the answer to the question the last round asked, and the flow remembers what it asked |
+//! | caller-sized buffers (`[u8; OPEN_SCRATCH_LEN]`, a `Writer` over a guessed-size array, `from_utf8`) | none: state is a `Serialize + Deserialize` value, results are `String`s and structs |
+//! | what sealed state is bound to, found only in `docs/state.md` | stated on [`Cx::state`], [`Ask::seal`] and [`Flow`]: method, salient params, principal, expiry |
+//! | the TTL changed by rebuilding `process_state_options` with a `OnceLock` for its `&'static` | [`ServerBuilder::state`]: keys and TTL in one call |
+//! | `open_state` and `response` reached through `Deref` to `RequestContext` | methods of [`Cx`] |
+//! | an easy-to-forget `server.check()` | [`ServerBuilder::build`] returns a [`Checked`](crate::Checked) server, the only kind [`serve_stdio`](crate::serve_stdio) and [`serve_http`](crate::serve_http) take |
+//! | no runtime start-up | [`serve_stdio`](crate::serve_stdio) and [`serve_http`](crate::serve_http) start the tokio runtime |
+//! | `nix` built even with default features off | `nix` comes only with the `bridge` feature |
+//!
 //! # Cost
 //!
 //! Per call: one boxed future, the arguments decoded by `serde_json`, and on a flow's legs
