@@ -12,10 +12,14 @@
 //! The goal (issue 13) is typed at most 1.3x bytes. Ratios are read within one run; nothing
 //! here asserts a time.
 
+#[path = "../../std-adapters/examples/preferences_bytes/app.rs"]
+mod app;
 #[path = "../../std-adapters/examples/preferences_bytes/flow.rs"]
 mod flow;
 #[path = "../../std-adapters/examples/preferences/flows.rs"]
 mod flows;
+#[path = "../../std-adapters/examples/preferences_bytes/more_flows.rs"]
+mod more_flows;
 #[path = "../../std-adapters/examples/preferences_bytes/mrtr_app.rs"]
 mod mrtr_app;
 
@@ -29,8 +33,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 use snodo_core::server::{
-    Config, Done, Error, Handled, Handler, Prompt, PromptGet, PromptReply, Registry, Resource,
-    ResourceRead, ResourceReply, Round, Server, Tool, ToolCall, ToolReply,
+    Config, Done, Error, Handled, Handler, Registry, Round, Server, Tool, ToolCall, ToolReply,
 };
 use snodo_core::state::{Keys, StateOptions, Ttl};
 use snodo_std::AsyncHandler;
@@ -41,55 +44,26 @@ const NOW: u64 = 1_800_000_000;
 
 const ECHO_SCHEMA: &str = r#"{"type":"object","properties":{"text":{"type":"string"}},"required":["text"],"additionalProperties":false}"#;
 
-/// The byte-level application: echo plus the example's flow tools.
-struct Bytes;
+/// A byte-level echo: the argument read as a string view, written back.
+struct EchoBytes;
 
-const BYTE_TOOLS: [Tool<'static>; 4] = [
-    Tool::new("echo").input_schema(ECHO_SCHEMA),
-    mrtr_app::TOOLS[0],
-    mrtr_app::TOOLS[1],
-    mrtr_app::TOOLS[2],
-];
-
-impl Registry for Bytes {
+impl Registry for EchoBytes {
     fn tools(&self) -> &[Tool<'_>] {
-        &BYTE_TOOLS
-    }
-
-    fn resources(&self) -> &[Resource<'_>] {
-        core::slice::from_ref(&mrtr_app::RESOURCE)
-    }
-
-    fn prompts(&self) -> &[Prompt<'_>] {
-        core::slice::from_ref(&mrtr_app::PROMPT)
+        const TOOLS: &[Tool<'static>] = &[Tool::new("echo").input_schema(ECHO_SCHEMA)];
+        TOOLS
     }
 }
 
-impl Handler for Bytes {
+impl Handler for EchoBytes {
     fn call_tool(&self, call: &ToolCall<'_>, reply: ToolReply<'_>) -> Result<Done, Error> {
-        if call.name() == "echo" {
-            let text = call
-                .argument("text")
-                .and_then(|v| v.as_str())
-                .ok_or(Error::invalid_params("text must be a string"))?;
-            return Ok(match text.as_plain() {
-                Some(plain) => reply.text(plain),
-                None => reply.text(&text.chars().collect::<String>()),
-            });
-        }
-        mrtr_app::call_tool(call, reply).unwrap_or(Err(Error::internal("unknown tool")))
-    }
-
-    fn read_resource(
-        &self,
-        call: &ResourceRead<'_>,
-        reply: ResourceReply<'_>,
-    ) -> Result<Done, Error> {
-        mrtr_app::read_resource(call, reply)
-    }
-
-    fn get_prompt(&self, call: &PromptGet<'_>, reply: PromptReply<'_>) -> Result<Done, Error> {
-        mrtr_app::get_prompt(call, reply)
+        let text = call
+            .argument("text")
+            .and_then(|v| v.as_str())
+            .ok_or(Error::invalid_params("text must be a string"))?;
+        Ok(match text.as_plain() {
+            Some(plain) => reply.text(plain),
+            None => reply.text(&text.chars().collect::<String>()),
+        })
     }
 }
 
@@ -201,12 +175,13 @@ fn legs<A: AsyncHandler>(server: &Server<'_, A>) -> [Vec<u8>; 3] {
 
 fn bench_typed(c: &mut Criterion) {
     let options = StateOptions::new(Keys::secret(&SECRET).expect("a 32-byte secret"));
-    let bytes = Server::new(Config::new("bench", "1").with_state(&options), Bytes);
-    bytes.check().expect("valid definitions");
+    let config = || Config::new("bench", "1").with_state(&options);
+    let echo_bytes = Server::new(config(), EchoBytes);
+    let bytes = Server::new(config(), app::Flows);
     let typed = typed_server();
 
     let echo = tools_call(9, "echo", r#"{"text":"hello, typed world"}"#, "");
-    for reply in [reply_of(&bytes, &echo), reply_of(&typed, &echo)] {
+    for reply in [reply_of(&echo_bytes, &echo), reply_of(&typed, &echo)] {
         assert_eq!(reply["result"]["content"][0]["text"], "hello, typed world");
     }
     let byte_legs = legs(&bytes);
@@ -215,7 +190,7 @@ fn bench_typed(c: &mut Criterion) {
     let mut out = vec![0u8; 8192];
     let mut group = c.benchmark_group("echo");
     group.bench_function("bytes", |b| {
-        b.iter(|| round(&bytes, black_box(&echo), &mut out))
+        b.iter(|| round(&echo_bytes, black_box(&echo), &mut out))
     });
     group.bench_function("typed", |b| {
         b.iter(|| round(&typed, black_box(&echo), &mut out))

@@ -14,26 +14,77 @@ use super::schema::{leak, schema_of};
 /// Problems found while a definition was built, reported by the server builder.
 pub(crate) type Problems = Vec<&'static str>;
 
-/// Generates the `const`-style setters of optional text fields on a definition builder.
-macro_rules! text_setters {
-    ($($(#[doc = $doc:literal])* $field:ident),* $(,)?) => {
-        $(
-            $(#[doc = $doc])*
+/// A definition builder (the definition and the problems found so far, optional text setters
+/// and `asks`) and the entry it ends as (the definition with its erased handler).
+macro_rules! definition {
+    (
+        $(#[doc = $builder_doc:literal])* $builder:ident,
+        $(#[doc = $entry_doc:literal])* $entry:ident { $($field:ident: $field_type:ty),* $(,)? },
+        $def:ident { $($(#[doc = $doc:literal])* $setter:ident),* $(,)? }
+    ) => {
+        $(#[doc = $builder_doc])*
+        #[derive(Debug)]
+        pub struct $builder {
+            def: $def<'static>,
+            problems: Problems,
+        }
+
+        impl $builder {
+            $(
+                $(#[doc = $doc])*
+                #[must_use]
+                pub fn $setter(mut self, $setter: &'static str) -> Self {
+                    self.def = self.def.$setter($setter);
+                    self
+                }
+            )*
+
+            /// Declares a question the handler asks, so it is checked now (a form whose type
+            /// is not a flat form makes the server refuse to build) rather than on first use.
             #[must_use]
-            pub fn $field(mut self, $field: &'static str) -> Self {
-                self.def = self.def.$field($field);
+            pub fn asks(mut self, question: &impl Question) -> Self {
+                if let Err(e) = question.check() {
+                    self.problems.push(e.reason);
+                }
                 self
             }
-        )*
+        }
+
+        $(#[doc = $entry_doc])*
+        pub struct $entry {
+            pub(crate) def: $def<'static>,
+            $(pub(crate) $field: $field_type,)*
+            pub(crate) problems: Problems,
+        }
+
+        impl std::fmt::Debug for $entry {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.debug_struct(stringify!($entry))
+                    .field("def", &self.def)
+                    .finish_non_exhaustive()
+            }
+        }
     };
 }
 
-/// Records a problem of each question a definition says it asks.
-fn check_question(problems: &mut Problems, question: &impl Question) {
-    if let Err(e) = question.check() {
-        problems.push(e.reason);
+definition!(
+    /// A tool being defined (see [`tool`]).
+    ToolBuilder,
+    /// A tool with its handler, ready for [`ServerBuilder::tool`](super::ServerBuilder::tool).
+    ToolEntry { run: Box<dyn RunTool> },
+    Tool {
+        /// With a display title.
+        title,
+        /// With a description, for the model.
+        description,
+        /// With annotations (JSON text, an object).
+        annotations,
+        /// With icons (JSON text, an array of `Icon` objects).
+        icons,
+        /// With `_meta` (JSON text, an object).
+        meta,
     }
-}
+);
 
 /// Starts a tool definition.
 ///
@@ -62,35 +113,7 @@ pub fn tool(name: &'static str) -> ToolBuilder {
     }
 }
 
-/// A tool being defined (see [`tool`]).
-#[derive(Debug)]
-pub struct ToolBuilder {
-    def: Tool<'static>,
-    problems: Problems,
-}
-
 impl ToolBuilder {
-    text_setters!(
-        /// With a display title.
-        title,
-        /// With a description, for the model.
-        description,
-        /// With annotations (JSON text, an object).
-        annotations,
-        /// With icons (JSON text, an array of `Icon` objects).
-        icons,
-        /// With `_meta` (JSON text, an object).
-        meta,
-    );
-
-    /// Declares a question the handler asks, so it is checked now (a form whose type is not
-    /// a flat form makes the server refuse to build) rather than on first use.
-    #[must_use]
-    pub fn asks(mut self, question: &impl Question) -> Self {
-        check_question(&mut self.problems, question);
-        self
-    }
-
     /// Ends the definition with its handler: an `async fn(A, Cx<'_>) -> Result<R, Stop>`.
     /// The input schema is generated from `A`, the output schema from `R` when it is
     /// [`Structured`](super::Structured).
@@ -117,20 +140,26 @@ impl ToolBuilder {
     }
 }
 
-/// A tool with its handler, ready for [`ServerBuilder::tool`](super::ServerBuilder::tool).
-pub struct ToolEntry {
-    pub(crate) def: Tool<'static>,
-    pub(crate) run: Box<dyn RunTool>,
-    pub(crate) problems: Problems,
-}
-
-impl std::fmt::Debug for ToolEntry {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ToolEntry")
-            .field("def", &self.def)
-            .finish_non_exhaustive()
+definition!(
+    /// A resource being defined (see [`resource`]).
+    ResourceBuilder,
+    /// A resource with its handler.
+    ResourceEntry { run: Box<dyn RunResource> },
+    Resource {
+        /// With a display title.
+        title,
+        /// With a description.
+        description,
+        /// With a MIME type (also the MIME type of text the handler returns).
+        mime_type,
+        /// With annotations (JSON text, an object).
+        annotations,
+        /// With icons (JSON text, an array of `Icon` objects).
+        icons,
+        /// With `_meta` (JSON text, an object).
+        meta,
     }
-}
+);
 
 /// Starts a resource at a fixed URI.
 ///
@@ -151,36 +180,7 @@ pub fn resource(uri: &'static str, name: &'static str) -> ResourceBuilder {
     }
 }
 
-/// A resource being defined (see [`resource`]).
-#[derive(Debug)]
-pub struct ResourceBuilder {
-    def: Resource<'static>,
-    problems: Problems,
-}
-
 impl ResourceBuilder {
-    text_setters!(
-        /// With a display title.
-        title,
-        /// With a description.
-        description,
-        /// With a MIME type (also the MIME type of text the handler returns).
-        mime_type,
-        /// With annotations (JSON text, an object).
-        annotations,
-        /// With icons (JSON text, an array of `Icon` objects).
-        icons,
-        /// With `_meta` (JSON text, an object).
-        meta,
-    );
-
-    /// Declares a question the handler asks (see [`ToolBuilder::asks`]).
-    #[must_use]
-    pub fn asks(mut self, question: &impl Question) -> Self {
-        check_question(&mut self.problems, question);
-        self
-    }
-
     /// Ends the definition with its handler, which takes [`NoArgs`](super::NoArgs).
     pub fn read<F, A, R>(self, handler: F) -> ResourceEntry
     where
@@ -196,20 +196,26 @@ impl ResourceBuilder {
     }
 }
 
-/// A resource with its handler.
-pub struct ResourceEntry {
-    pub(crate) def: Resource<'static>,
-    pub(crate) run: Box<dyn RunResource>,
-    pub(crate) problems: Problems,
-}
-
-impl std::fmt::Debug for ResourceEntry {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ResourceEntry")
-            .field("def", &self.def)
-            .finish_non_exhaustive()
+definition!(
+    /// A resource template being defined (see [`template`]).
+    TemplateBuilder,
+    /// A resource template with its handler.
+    TemplateEntry { vars: Vec<&'static str>, run: Box<dyn RunResource> },
+    ResourceTemplate {
+        /// With a display title.
+        title,
+        /// With a description.
+        description,
+        /// With a MIME type (also the MIME type of text the handler returns).
+        mime_type,
+        /// With annotations (JSON text, an object).
+        annotations,
+        /// With icons (JSON text, an array of `Icon` objects).
+        icons,
+        /// With `_meta` (JSON text, an object).
+        meta,
     }
-}
+);
 
 /// Starts a resource template (RFC 6570 `{var}` and `{+var}`); its handler takes a struct of
 /// the template's variables.
@@ -235,36 +241,7 @@ pub fn template(uri_template: &'static str, name: &'static str) -> TemplateBuild
     }
 }
 
-/// A resource template being defined (see [`template`]).
-#[derive(Debug)]
-pub struct TemplateBuilder {
-    def: ResourceTemplate<'static>,
-    problems: Problems,
-}
-
 impl TemplateBuilder {
-    text_setters!(
-        /// With a display title.
-        title,
-        /// With a description.
-        description,
-        /// With a MIME type (also the MIME type of text the handler returns).
-        mime_type,
-        /// With annotations (JSON text, an object).
-        annotations,
-        /// With icons (JSON text, an array of `Icon` objects).
-        icons,
-        /// With `_meta` (JSON text, an object).
-        meta,
-    );
-
-    /// Declares a question the handler asks (see [`ToolBuilder::asks`]).
-    #[must_use]
-    pub fn asks(mut self, question: &impl Question) -> Self {
-        check_question(&mut self.problems, question);
-        self
-    }
-
     /// Ends the definition with its handler, which takes the template's variables as a
     /// struct (a URI whose variables do not decode is "Resource not found").
     pub fn read<F, A, R>(self, handler: F) -> TemplateEntry
@@ -292,21 +269,22 @@ fn variables(uri_template: &'static str) -> Vec<&'static str> {
         .collect()
 }
 
-/// A resource template with its handler.
-pub struct TemplateEntry {
-    pub(crate) def: ResourceTemplate<'static>,
-    pub(crate) vars: Vec<&'static str>,
-    pub(crate) run: Box<dyn RunResource>,
-    pub(crate) problems: Problems,
-}
-
-impl std::fmt::Debug for TemplateEntry {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("TemplateEntry")
-            .field("def", &self.def)
-            .finish_non_exhaustive()
+definition!(
+    /// A prompt being defined (see [`prompt`]).
+    PromptBuilder,
+    /// A prompt with its handler.
+    PromptEntry { run: Box<dyn RunPrompt> },
+    Prompt {
+        /// With a display title.
+        title,
+        /// With a description.
+        description,
+        /// With icons (JSON text, an array of `Icon` objects).
+        icons,
+        /// With `_meta` (JSON text, an object).
+        meta,
     }
-}
+);
 
 /// Starts a prompt; its handler takes a struct of string arguments, from which the prompt's
 /// argument list (names, descriptions, which are required) is generated.
@@ -336,32 +314,7 @@ pub fn prompt(name: &'static str) -> PromptBuilder {
     }
 }
 
-/// A prompt being defined (see [`prompt`]).
-#[derive(Debug)]
-pub struct PromptBuilder {
-    def: Prompt<'static>,
-    problems: Problems,
-}
-
 impl PromptBuilder {
-    text_setters!(
-        /// With a display title.
-        title,
-        /// With a description.
-        description,
-        /// With icons (JSON text, an array of `Icon` objects).
-        icons,
-        /// With `_meta` (JSON text, an object).
-        meta,
-    );
-
-    /// Declares a question the handler asks (see [`ToolBuilder::asks`]).
-    #[must_use]
-    pub fn asks(mut self, question: &impl Question) -> Self {
-        check_question(&mut self.problems, question);
-        self
-    }
-
     /// Ends the definition with its handler.
     pub fn render<F, A>(mut self, handler: F) -> PromptEntry
     where
@@ -413,19 +366,4 @@ fn prompt_arguments(
         arguments.push(argument);
     }
     Ok(Vec::leak(arguments))
-}
-
-/// A prompt with its handler.
-pub struct PromptEntry {
-    pub(crate) def: Prompt<'static>,
-    pub(crate) run: Box<dyn RunPrompt>,
-    pub(crate) problems: Problems,
-}
-
-impl std::fmt::Debug for PromptEntry {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("PromptEntry")
-            .field("def", &self.def)
-            .finish_non_exhaustive()
-    }
 }
