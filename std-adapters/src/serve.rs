@@ -11,6 +11,11 @@ use crate::http::{HttpConfig, HttpListener};
 use crate::stdio::StdioConfig;
 
 /// A definition the server refused: which one, and why.
+///
+/// ```
+/// let e = snodo_std::CheckError { name: "echo".into(), problem: "defined twice".into() };
+/// assert_eq!(e.to_string(), "echo: defined twice");
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CheckError {
     /// The tool, resource, template or prompt.

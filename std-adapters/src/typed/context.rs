@@ -132,6 +132,15 @@ impl<'a> Cx<'a> {
 
 /// Why a handler ends without its final result: it needs input from the client (an
 /// `input_required` result), or it failed. `?` turns a core [`Error`] or an [`Ask`] into one.
+///
+/// ```
+/// use snodo_core::server::Error;
+/// use snodo_std::typed::{Cx, NoArgs, Stop};
+///
+/// async fn strict(_: NoArgs, _cx: Cx<'_>) -> Result<&'static str, Stop> {
+///     Err(Error::invalid_params("not today"))?
+/// }
+/// ```
 #[derive(Debug)]
 pub enum Stop {
     /// Answer `input_required` with these requests and state.

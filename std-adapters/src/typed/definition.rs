@@ -69,8 +69,21 @@ macro_rules! definition {
 
 definition!(
     /// A tool being defined (see [`tool`]).
+    ///
+    /// ```
+    /// let builder = snodo_std::typed::tool("echo").title("Echo").annotations(r#"{"readOnlyHint":true}"#);
+    /// # let _ = builder;
+    /// ```
     ToolBuilder,
     /// A tool with its handler, ready for [`ServerBuilder::tool`](super::ServerBuilder::tool).
+    ///
+    /// ```
+    /// use snodo_std::typed::{Cx, NoArgs, Stop, ToolEntry, tool};
+    ///
+    /// async fn ping(_: NoArgs, _cx: Cx<'_>) -> Result<&'static str, Stop> { Ok("pong") }
+    /// let entry: ToolEntry = tool("ping").run(ping);
+    /// # let _ = entry;
+    /// ```
     ToolEntry { run: Box<dyn RunTool> },
     Tool {
         /// With a display title.
@@ -142,8 +155,21 @@ impl ToolBuilder {
 
 definition!(
     /// A resource being defined (see [`resource`]).
+    ///
+    /// ```
+    /// let builder = snodo_std::typed::resource("x://about", "about").mime_type("text/plain");
+    /// # let _ = builder;
+    /// ```
     ResourceBuilder,
     /// A resource with its handler.
+    ///
+    /// ```
+    /// use snodo_std::typed::{Cx, NoArgs, ResourceEntry, Stop, resource};
+    ///
+    /// async fn about(_: NoArgs, _cx: Cx<'_>) -> Result<&'static str, Stop> { Ok("about") }
+    /// let entry: ResourceEntry = resource("x://about", "about").read(about);
+    /// # let _ = entry;
+    /// ```
     ResourceEntry { run: Box<dyn RunResource> },
     Resource {
         /// With a display title.
@@ -198,8 +224,24 @@ impl ResourceBuilder {
 
 definition!(
     /// A resource template being defined (see [`template`]).
+    ///
+    /// ```
+    /// let builder = snodo_std::typed::template("x://{id}", "item").description("An item");
+    /// # let _ = builder;
+    /// ```
     TemplateBuilder,
     /// A resource template with its handler.
+    ///
+    /// ```
+    /// use serde::Deserialize;
+    /// use snodo_std::typed::{Cx, Stop, TemplateEntry, template};
+    ///
+    /// #[derive(Deserialize)]
+    /// struct Item { id: String }
+    /// async fn item(i: Item, _cx: Cx<'_>) -> Result<Option<String>, Stop> { Ok(Some(i.id)) }
+    /// let entry: TemplateEntry = template("x://{id}", "item").read(item);
+    /// # let _ = entry;
+    /// ```
     TemplateEntry { vars: Vec<&'static str>, run: Box<dyn RunResource> },
     ResourceTemplate {
         /// With a display title.
@@ -271,8 +313,23 @@ fn variables(uri_template: &'static str) -> Vec<&'static str> {
 
 definition!(
     /// A prompt being defined (see [`prompt`]).
+    ///
+    /// ```
+    /// let builder = snodo_std::typed::prompt("greet").title("Greet someone");
+    /// # let _ = builder;
+    /// ```
     PromptBuilder,
     /// A prompt with its handler.
+    ///
+    /// ```
+    /// use snodo_std::typed::{Cx, NoArgs, PromptEntry, PromptMessages, Stop, prompt};
+    ///
+    /// async fn hello(_: NoArgs, _cx: Cx<'_>) -> Result<PromptMessages, Stop> {
+    ///     Ok(PromptMessages::new().user("Say hello."))
+    /// }
+    /// let entry: PromptEntry = prompt("hello").render(hello);
+    /// # let _ = entry;
+    /// ```
     PromptEntry { run: Box<dyn RunPrompt> },
     Prompt {
         /// With a display title.

@@ -151,6 +151,17 @@ impl<'a, S: Serialize + DeserializeOwned + Default> Flow<'a, S> {
 }
 
 /// Several questions asked in one round: tuples of two or three `&Question`s.
+///
+/// ```
+/// use snodo_std::typed::{Questions, RootsRequest, Sampling};
+///
+/// static ROOTS: RootsRequest = RootsRequest::new("roots");
+/// static SUGGEST: Sampling = Sampling::new(
+///     "suggestion",
+///     r#"{"messages":[{"role":"user","content":{"type":"text","text":"A color?"}}],"maxTokens":8}"#,
+/// );
+/// assert_eq!((&SUGGEST, &ROOTS).keys(), ["suggestion", "roots"]);
+/// ```
 pub trait Questions {
     /// The answers, in the same order.
     type Answers;

@@ -140,6 +140,11 @@ impl ResourceOutput for &'static str {
 }
 
 /// Binary resource contents, base64-encoded.
+///
+/// ```
+/// let gif = snodo_std::typed::Blob("R0lGODlhAQABAAAAACw=".to_owned());
+/// # let _ = gif;
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Blob(pub String);
 

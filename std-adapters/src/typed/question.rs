@@ -51,6 +51,13 @@ pub trait Question: Send + Sync {
 const NOT_BUILT: Error = Error::internal("an input request of this server is invalid");
 
 /// What the user did with a form: accepted it with its content, or declined or cancelled it.
+///
+/// ```
+/// use snodo_std::typed::Elicited;
+///
+/// let answer = Elicited::Accepted("teal");
+/// assert!(matches!(answer, Elicited::Accepted(c) if c == "teal"));
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Elicited<T> {
     /// Accepted, with the content decoded.
@@ -263,7 +270,16 @@ impl Sampling {
     }
 }
 
-/// A sampled message, decoded.
+/// A sampled message, decoded (model output: untrusted data).
+///
+/// ```
+/// use snodo_std::typed::Sampled;
+///
+/// let m: Sampled = serde_json::from_str(
+///     r#"{"role":"assistant","content":{"type":"text","text":"teal"},"model":"m","stopReason":"endTurn"}"#,
+/// ).unwrap();
+/// assert_eq!((m.model.as_str(), m.stop_reason.as_deref()), ("m", Some("endTurn")));
+/// ```
 #[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "camelCase")]
 pub struct Sampled {
@@ -353,7 +369,14 @@ impl RootsRequest {
     }
 }
 
-/// One of the client's roots.
+/// One of the client's roots (a claim, not an access grant).
+///
+/// ```
+/// use snodo_std::typed::Root;
+///
+/// let root: Root = serde_json::from_str(r#"{"uri":"file:///work"}"#).unwrap();
+/// assert_eq!((root.uri.as_str(), root.name), ("file:///work", None));
+/// ```
 #[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
 pub struct Root {
     /// A `file://` URI.

@@ -44,6 +44,14 @@ pub fn server(name: &'static str, version: &'static str) -> ServerBuilder {
 
 /// A server being put together (see [`server`]). [`build`](ServerBuilder::build) checks
 /// every definition, so what it returns can be served.
+///
+/// ```
+/// let builder = snodo_std::typed::server("s", "1.0.0")
+///     .title("S")
+///     .description("A server")
+///     .instructions("Use it well");
+/// assert!(builder.build().is_ok());
+/// ```
 pub struct ServerBuilder {
     config: Config<'static>,
     state: Option<StateOptions<Keys>>,
@@ -200,6 +208,17 @@ fn duplicate<'n>(names: impl Iterator<Item = &'n str>) -> Option<&'n str> {
 }
 
 /// A `completion/complete` request, decoded.
+///
+/// ```
+/// use snodo_std::typed::{CompletionQuery, CompletionTarget};
+///
+/// let q = CompletionQuery {
+///     target: CompletionTarget::Prompt("greet".into()),
+///     argument: "name".into(),
+///     value: "A".into(),
+/// };
+/// assert!("Ada".starts_with(&q.value));
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CompletionQuery {
     /// What is completed: a prompt's name or a template's URI template.
@@ -211,6 +230,13 @@ pub struct CompletionQuery {
 }
 
 /// What a completion refers to.
+///
+/// ```
+/// use snodo_std::typed::CompletionTarget;
+///
+/// let t = CompletionTarget::Resource("greeting://{name}".into());
+/// assert!(matches!(t, CompletionTarget::Resource(u) if u.starts_with("greeting")));
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum CompletionTarget {
     /// A prompt, by name.
@@ -222,6 +248,14 @@ pub enum CompletionTarget {
 type Complete = Box<dyn Fn(&CompletionQuery) -> Vec<String> + Send + Sync>;
 
 /// The application a typed [`ServerBuilder`] builds: the definitions and their handlers.
+///
+/// ```
+/// use snodo_core::server::Registry;
+///
+/// let checked = snodo_std::typed::server("s", "1.0.0").build().unwrap();
+/// let app: &snodo_std::typed::TypedApp = checked.server().app();
+/// assert!(app.tools().is_empty());
+/// ```
 #[derive(Default)]
 pub struct TypedApp {
     tools: Vec<Tool<'static>>,
