@@ -90,7 +90,10 @@ struct Style {
 static COLOR: Form<Color> = Form::new("color", "Choose a color");
 static STYLE: Form<Style> = Form::new("style", "Choose a style");
 
+/// Refusing unknown members, it also covers the flow's reading of a state whose type does not
+/// ignore the framework's own member.
 #[derive(Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 struct Chosen {
     #[serde(skip_serializing_if = "Option::is_none")]
     color: Option<String>,

@@ -7,10 +7,9 @@
 //! as it is at that moment. Each leg runs the handler from the top: what earlier legs learned
 //! is in [`Flow::state`].
 
-use serde::Serialize;
 use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
-use snodo_core::mrtr::INVALID_STATE;
 use snodo_core::server::Error;
 
 use super::context::{Ask, Cx, Stop};
@@ -64,12 +63,13 @@ impl<'a, S: Serialize + DeserializeOwned + Default> Flow<'a, S> {
     /// not open for this request), or starts with `S::default()`.
     pub fn open(cx: Cx<'a>) -> Result<Self, Error> {
         let opened = cx.open_with(|bytes| {
-            let mut data: Map<String, Value> = serde_json::from_slice(bytes).ok()?;
-            let asked = match data.remove(ASKED) {
-                Some(asked) => serde_json::from_value(asked).ok()?,
-                None => Vec::new(),
-            };
-            let state = serde_json::from_value(Value::Object(data)).ok()?;
+            let Asked { asked } = serde_json::from_slice(bytes).ok()?;
+            // `S` ignores the framework's member, unless it refuses unknown members.
+            let state = serde_json::from_slice(bytes).ok().or_else(|| {
+                let mut data: Map<String, Value> = serde_json::from_slice(bytes).ok()?;
+                data.remove(ASKED);
+                serde_json::from_value(Value::Object(data)).ok()
+            })?;
             Some((state, asked))
         })?;
         let resumed = opened.is_some();
@@ -139,15 +139,28 @@ impl<'a, S: Serialize + DeserializeOwned + Default> Flow<'a, S> {
         ask.seal_bytes(self.sealed_data(keys)).into()
     }
 
+    /// The state's JSON object with the framework's member added.
     fn sealed_data(&self, keys: &[&str]) -> Result<Vec<u8>, Error> {
-        let Ok(Value::Object(mut data)) = serde_json::to_value(&self.state) else {
-            return Err(Error::internal(
-                "flow state must serialize to a JSON object",
-            ));
-        };
-        data.insert(ASKED.into(), keys.iter().map(|k| Value::from(*k)).collect());
-        serde_json::to_vec(&data).map_err(|_| INVALID_STATE)
+        const NOT_AN_OBJECT: Error = Error::internal("flow state must serialize to a JSON object");
+        let mut data = serde_json::to_vec(&self.state).map_err(|_| NOT_AN_OBJECT)?;
+        if data.first() != Some(&b'{') || data.pop() != Some(b'}') {
+            return Err(NOT_AN_OBJECT);
+        }
+        if data.len() > 1 {
+            data.push(b',');
+        }
+        data.extend_from_slice(b"\"$asked\":");
+        serde_json::to_writer(&mut data, keys).map_err(|_| NOT_AN_OBJECT)?;
+        data.push(b'}');
+        Ok(data)
     }
+}
+
+/// The framework's member of the sealed data.
+#[derive(Deserialize)]
+struct Asked {
+    #[serde(rename = "$asked", default)]
+    asked: Vec<String>,
 }
 
 /// Several questions asked in one round: tuples of two or three `&Question`s.
