@@ -3,7 +3,8 @@
 //! - [`Preferences`]: the preference flow of the seed's example 20, exactly as the byte-level
 //!   example ships it (its `flow.rs` and `mrtr_app.rs` are included from
 //!   `std-adapters/examples/preferences_bytes/`; the `preferences` example serves the same
-//!   flow through the typed layer), counting handler runs.
+//!   flow through the typed layer), counting handler runs; [`typed_preferences`]: that typed
+//!   flow, for the suites that run it across a process boundary.
 //! - [`MrtrFixture`]: an application for the rules the example does not reach: several inputs
 //!   at once, sampling, roots, one result asking all three kinds with signed partial
 //!   progress, a tool that asks only for what the client declared, a tool with an output
@@ -38,6 +39,8 @@ use crate::harness::{ANY_STRING, NOW, OUT_SIZE, PROTOCOL_VERSION, parse_output, 
 mod flow;
 #[path = "../../std-adapters/examples/preferences_bytes/mrtr_app.rs"]
 mod mrtr_app;
+#[path = "../../std-adapters/examples/preferences/flows.rs"]
+pub mod typed_flows;
 
 // ---------------------------------------------------------------------------------------
 // State keys
@@ -76,6 +79,20 @@ pub fn config(state: &StateOptions) -> Config<'_> {
 /// A server for a fresh [`Preferences`] sealing with `state`.
 pub fn preferences_server(state: &StateOptions) -> Server<'_, Preferences> {
     Server::new(config(state), Preferences::new())
+}
+
+/// The `preferences` example's typed form flows (the tools `preference_preview`,
+/// `reset_preview` and `url_preview`, the resource and the prompt, from its `flows.rs`) with
+/// the fixtures' identity, for `mrtr-fixture-server --app preferences`. Add the state keys
+/// and build.
+pub fn typed_preferences() -> snodo_std::typed::ServerBuilder {
+    use crate::fixture::{INSTRUCTIONS, SERVER_NAME, SERVER_TITLE, SERVER_VERSION};
+    let builder = snodo_std::typed::server(SERVER_NAME, SERVER_VERSION)
+        .title(SERVER_TITLE)
+        .instructions(INSTRUCTIONS);
+    typed_flows::form_flows(builder)
+        .resource(typed_flows::preference_resource())
+        .prompt(typed_flows::preference_prompt())
 }
 
 /// A server for a fresh [`MrtrFixture`] sealing with `state`.

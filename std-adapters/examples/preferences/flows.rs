@@ -71,6 +71,11 @@ static ROOTS: RootsRequest = RootsRequest::new("roots");
 
 /// The flow tools, added to `builder` in the order `tools/list` shows them.
 pub fn definitions(builder: ServerBuilder) -> ServerBuilder {
+    model_flows(form_flows(builder))
+}
+
+/// The tools of the elicitation flows: `preference_preview`, `reset_preview`, `url_preview`.
+pub fn form_flows(builder: ServerBuilder) -> ServerBuilder {
     builder
         .tool(
             tool("preference_preview")
@@ -91,6 +96,12 @@ pub fn definitions(builder: ServerBuilder) -> ServerBuilder {
                 .asks(&CONSENT)
                 .run(url_preview),
         )
+}
+
+/// The tools that ask the client's model and roots: `sampling_preview`, `roots_preview`,
+/// `combined_preview`.
+pub fn model_flows(builder: ServerBuilder) -> ServerBuilder {
+    builder
         .tool(
             tool("sampling_preview")
                 .description("Asks the client's model to suggest a color for a read-only preview")

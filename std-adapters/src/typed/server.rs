@@ -36,7 +36,7 @@ use crate::serve::{CheckError, Checked};
 pub fn server(name: &'static str, version: &'static str) -> ServerBuilder {
     ServerBuilder {
         config: Config::new(name, version),
-        state: None,
+        state: Some(None),
         app: TypedApp::default(),
         problems: Vec::new(),
     }
@@ -54,7 +54,8 @@ pub fn server(name: &'static str, version: &'static str) -> ServerBuilder {
 /// ```
 pub struct ServerBuilder {
     config: Config<'static>,
-    state: Option<StateOptions<Keys>>,
+    /// `None`: no state keys; `Some(None)`: the process secret; `Some(Some(..))`: these.
+    state: Option<Option<StateOptions<Keys>>>,
     app: TypedApp,
     problems: Vec<CheckError>,
 }
@@ -111,7 +112,20 @@ impl ServerBuilder {
     /// ```
     #[must_use]
     pub fn state(mut self, keys: Keys, ttl: Ttl) -> Self {
-        self.state = Some(StateOptions::new(keys).with_ttl(ttl));
+        self.state = Some(Some(StateOptions::new(keys).with_ttl(ttl)));
+        self
+    }
+
+    /// No state keys at all: a server whose handlers never seal (a flow that tries answers
+    /// -32603).
+    ///
+    /// ```
+    /// let server = snodo_std::typed::server("s", "1.0").stateless().build().unwrap();
+    /// assert!(server.server().config().state.is_none());
+    /// ```
+    #[must_use]
+    pub fn stateless(mut self) -> Self {
+        self.state = None;
         self
     }
 
@@ -195,8 +209,9 @@ impl ServerBuilder {
             });
         }
         self.config = match self.state {
-            Some(options) => self.config.with_state::<Keys>(Box::leak(Box::new(options))),
-            None => self.config.with_state(crate::process_state_options()),
+            Some(Some(options)) => self.config.with_state::<Keys>(Box::leak(Box::new(options))),
+            Some(None) => self.config.with_state(crate::process_state_options()),
+            None => self.config,
         };
         Checked::new(Server::new(self.config, self.app))
     }

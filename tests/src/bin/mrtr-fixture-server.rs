@@ -7,8 +7,9 @@
 //! ```
 //!
 //! - `--app fixture` (the default) serves [`MrtrFixture`]; `--app preferences` serves the
-//!   example's preference flow ([`Preferences`]). Both with the fixtures' identity and cache
-//!   hints ([`snodo_tests::fixture::config`]).
+//!   `preferences` example's typed preference flows
+//!   ([`snodo_tests::mrtr_fixture::typed_preferences`]). Both with the fixtures' identity and
+//!   cache hints ([`snodo_tests::fixture::config`]).
 //! - Over stdio, standard output carries only MCP messages and the server exits at the end of
 //!   input. Over HTTP, the first line on standard output is the endpoint's URL (port 0 picks a
 //!   free one); SIGINT or SIGTERM shuts the listener down gracefully.
@@ -26,11 +27,12 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use snodo_core::server::Server;
-use snodo_core::state::{Keys, StateOptions};
-use snodo_std::AsyncHandler;
+use snodo_core::state::{Keys, StateOptions, Ttl};
 use snodo_std::http::{HttpConfig, HttpListener};
 use snodo_std::stdio::{StdioConfig, serve_stdio};
-use snodo_tests::mrtr_fixture::{MrtrFixture, Preferences};
+use snodo_std::typed::TypedApp;
+use snodo_std::{AsyncHandler, Checked};
+use snodo_tests::mrtr_fixture::MrtrFixture;
 use tracing_subscriber::EnvFilter;
 
 const USAGE: &str = "\
@@ -134,11 +136,10 @@ fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Option<Options>,
     Ok(Some(options))
 }
 
-/// The state options for `keys`, kept for the life of the process.
-fn state_options(keys: &Keying) -> Result<Option<&'static StateOptions>, String> {
+/// The keys a test chose: `Ok(None)` for a random process secret or no keys.
+fn chosen_keys(keys: &Keying) -> Result<Option<Keys>, String> {
     let keys = match keys {
-        Keying::Random => return Ok(Some(snodo_std::process_state_options())),
-        Keying::None => return Ok(None),
+        Keying::Random | Keying::None => return Ok(None),
         Keying::Secret(secret) => Keys::secret(secret),
         Keying::Ring(ring) => {
             let ring: Vec<(&str, [u8; 32])> =
@@ -146,8 +147,30 @@ fn state_options(keys: &Keying) -> Result<Option<&'static StateOptions>, String>
             Keys::ring(&ring)
         }
     };
-    let keys = keys.map_err(|e| format!("invalid keys: {e:?}"))?;
-    Ok(Some(Box::leak(Box::new(StateOptions::new(keys)))))
+    keys.map(Some).map_err(|e| format!("invalid keys: {e:?}"))
+}
+
+/// The state options for `keys`, kept for the life of the process.
+fn state_options(keys: &Keying) -> Result<Option<&'static StateOptions>, String> {
+    match (keys, chosen_keys(keys)?) {
+        (_, Some(keys)) => Ok(Some(Box::leak(Box::new(StateOptions::new(keys))))),
+        (Keying::None, None) => Ok(None),
+        (_, None) => Ok(Some(snodo_std::process_state_options())),
+    }
+}
+
+/// The example's typed preference flows with the fixtures' identity and these keys.
+fn typed_preferences(keys: &Keying) -> Result<Server<'static, TypedApp>, String> {
+    let builder = snodo_tests::mrtr_fixture::typed_preferences();
+    let builder = match (keys, chosen_keys(keys)?) {
+        (_, Some(keys)) => builder.state(keys, Ttl::DEFAULT),
+        (Keying::None, None) => builder.stateless(),
+        (_, None) => builder,
+    };
+    builder
+        .build()
+        .map(Checked::into_server)
+        .map_err(|e| format!("bad definition: {e}"))
 }
 
 fn main() -> ExitCode {
@@ -180,7 +203,13 @@ fn main() -> ExitCode {
     };
     match options.app {
         App::Fixture => run(Server::new(config, MrtrFixture::new()), options.http),
-        App::Preferences => run(Server::new(config, Preferences::new()), options.http),
+        App::Preferences => match typed_preferences(&options.keys) {
+            Ok(server) => run(server, options.http),
+            Err(problem) => {
+                eprintln!("mrtr-fixture-server: {problem}");
+                ExitCode::FAILURE
+            }
+        },
     }
 }
 
