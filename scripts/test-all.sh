@@ -22,6 +22,9 @@ step "core builds without std, without features and with defmt"
 cargo build -p snodo-core --locked --no-default-features
 cargo build -p snodo-core --locked --features defmt
 
+step "snodo-std without default features (no serial bridge and nix, no typed layer)"
+cargo check -p snodo-std --locked --no-default-features --all-targets
+
 step "tests"
 cargo test --workspace --locked 2>&1 | tee target/test-output.txt
 passed=$(grep -Eo '^test result: ok\. [0-9]+ passed' target/test-output.txt | awk '{s+=$4} END {print s+0}')
