@@ -60,7 +60,5 @@ pub mod schema;
 pub mod server;
 pub mod state;
 
-/// The README's examples, compiled and run as doctests.
-#[cfg(doctest)]
-#[doc = include_str!("../../README.md")]
-pub struct ReadmeDoctests;
+// The README's examples (the typed layer's and the core's) are compiled and run as doctests
+// of `snodo-std`, which has both crates.

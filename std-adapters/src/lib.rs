@@ -3,6 +3,10 @@
 //! Host adapters for [`snodo_core`]: asynchronous handlers ([`AsyncHandler`]), the tokio
 //! stdio transport ([`stdio`]) and the Streamable HTTP transport on hyper ([`http`]).
 //!
+//! A host server is best written on the typed layer (`typed`, feature `typed`): tools,
+//! resources, prompts, forms and sealed state as Rust types, served with [`serve_stdio`] or
+//! [`serve_http`]. Below it, the byte-level API:
+//!
 //! The core does the protocol: it admits each message and hands back a typed call; these
 //! adapters run the application's `async` handler for it and move the bytes. A server is
 //! shared across requests as an `Arc<Server<'static, App>>`:
@@ -54,7 +58,8 @@ pub use handler::{AsyncHandler, handle, run_call};
 pub use secret::{process_state_options, random_secret};
 pub use serve::{CheckError, Checked, serve_http, serve_stdio};
 
-/// The README's examples, compiled and run as doctests.
+/// The README's examples, compiled and run as doctests (here rather than in `snodo-core`,
+/// because they use both crates).
 #[cfg(all(doctest, feature = "typed"))]
 #[doc = include_str!("../../README.md")]
 pub struct ReadmeDoctests;

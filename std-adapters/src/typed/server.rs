@@ -300,7 +300,12 @@ fn index_of<T>(items: &[T], item: &T) -> Option<usize> {
     items.iter().position(|i| std::ptr::eq(i, item))
 }
 
-const UNROUTED: Error = Error::internal("no handler for this definition");
+/// The handler entry at `index` (definitions and entries are pushed together).
+fn entry<E>(entries: &[E], index: Option<usize>) -> Result<&E, Error> {
+    index
+        .and_then(|i| entries.get(i))
+        .ok_or(Error::internal("no handler for this definition"))
+}
 
 impl Registry for TypedApp {
     fn tools(&self) -> &[Tool<'_>] {
@@ -326,8 +331,8 @@ impl Registry for TypedApp {
 
 impl AsyncHandler for TypedApp {
     async fn call_tool(&self, call: &ToolCall<'_>, reply: ToolReply<'_>) -> Result<Done, Error> {
-        let entry = index_of(&self.tools, call.tool()).ok_or(UNROUTED)?;
-        self.tool_runs[entry].run.run(call, reply).await
+        let entry = entry(&self.tool_runs, index_of(&self.tools, call.tool()))?;
+        entry.run.run(call, reply).await
     }
 
     async fn read_resource(
@@ -337,11 +342,11 @@ impl AsyncHandler for TypedApp {
     ) -> Result<Done, Error> {
         match call.target() {
             ResourceTarget::Fixed(r) => {
-                let entry = &self.resource_runs[index_of(&self.resources, r).ok_or(UNROUTED)?];
+                let entry = entry(&self.resource_runs, index_of(&self.resources, r))?;
                 entry.run.run(call, reply, &[], entry.def.mime_type).await
             }
             ResourceTarget::Template(t) => {
-                let entry = &self.template_runs[index_of(&self.templates, t).ok_or(UNROUTED)?];
+                let entry = entry(&self.template_runs, index_of(&self.templates, t))?;
                 entry
                     .run
                     .run(call, reply, &entry.vars, entry.def.mime_type)
@@ -355,8 +360,8 @@ impl AsyncHandler for TypedApp {
         call: &PromptGet<'_>,
         reply: PromptReply<'_>,
     ) -> Result<Done, Error> {
-        let entry = index_of(&self.prompts, call.prompt()).ok_or(UNROUTED)?;
-        self.prompt_runs[entry].run.run(call, reply).await
+        let entry = entry(&self.prompt_runs, index_of(&self.prompts, call.prompt()))?;
+        entry.run.run(call, reply).await
     }
 
     async fn complete(
