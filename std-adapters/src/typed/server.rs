@@ -1,5 +1,7 @@
 //! The server builder: identity, state keys and every definition, checked when built.
 
+use std::sync::Arc;
+
 use snodo_core::json::Limits;
 use snodo_core::server::{
     Completion, CompletionRef, CompletionReply, Config, Done, Error, Prompt, PromptGet,
@@ -37,7 +39,7 @@ pub fn server(name: &'static str, version: &'static str) -> ServerBuilder {
     ServerBuilder {
         config: Config::new(name, version),
         state: Some(None),
-        app: TypedApp::default(),
+        defs: Definitions::default(),
         problems: Vec::new(),
     }
 }
@@ -56,7 +58,7 @@ pub struct ServerBuilder {
     config: Config<'static>,
     /// `None`: no state keys; `Some(None)`: the process secret; `Some(Some(..))`: these.
     state: Option<Option<StateOptions<Keys>>>,
-    app: TypedApp,
+    defs: Definitions,
     problems: Vec<CheckError>,
 }
 
@@ -133,8 +135,8 @@ impl ServerBuilder {
     #[must_use]
     pub fn tool(mut self, entry: ToolEntry) -> Self {
         self.note(entry.def.name, &entry.problems);
-        self.app.tools.push(entry.def);
-        self.app.tool_runs.push(entry);
+        self.defs.tools.push(entry.def);
+        self.defs.tool_runs.push(entry);
         self
     }
 
@@ -142,8 +144,8 @@ impl ServerBuilder {
     #[must_use]
     pub fn resource(mut self, entry: ResourceEntry) -> Self {
         self.note(entry.def.name, &entry.problems);
-        self.app.resources.push(entry.def);
-        self.app.resource_runs.push(entry);
+        self.defs.resources.push(entry.def);
+        self.defs.resource_runs.push(entry);
         self
     }
 
@@ -151,8 +153,8 @@ impl ServerBuilder {
     #[must_use]
     pub fn template(mut self, entry: TemplateEntry) -> Self {
         self.note(entry.def.name, &entry.problems);
-        self.app.templates.push(entry.def);
-        self.app.template_runs.push(entry);
+        self.defs.templates.push(entry.def);
+        self.defs.template_runs.push(entry);
         self
     }
 
@@ -160,8 +162,8 @@ impl ServerBuilder {
     #[must_use]
     pub fn prompt(mut self, entry: PromptEntry) -> Self {
         self.note(entry.def.name, &entry.problems);
-        self.app.prompts.push(entry.def);
-        self.app.prompt_runs.push(entry);
+        self.defs.prompts.push(entry.def);
+        self.defs.prompt_runs.push(entry);
         self
     }
 
@@ -181,7 +183,7 @@ impl ServerBuilder {
         mut self,
         complete: impl Fn(&CompletionQuery) -> Vec<String> + Send + Sync + 'static,
     ) -> Self {
-        self.app.complete = Some(Box::new(complete));
+        self.defs.complete = Some(Box::new(complete));
         self
     }
 
@@ -199,9 +201,9 @@ impl ServerBuilder {
         if let Some(problem) = self.problems.into_iter().next() {
             return Err(problem);
         }
-        if let Some(name) = duplicate(self.app.tools.iter().map(|t| t.name))
-            .or_else(|| duplicate(self.app.prompts.iter().map(|p| p.name)))
-            .or_else(|| duplicate(self.app.resources.iter().map(|r| r.uri)))
+        if let Some(name) = duplicate(self.defs.tools.iter().map(|t| t.name))
+            .or_else(|| duplicate(self.defs.prompts.iter().map(|p| p.name)))
+            .or_else(|| duplicate(self.defs.resources.iter().map(|r| r.uri)))
         {
             return Err(CheckError {
                 name: name.to_owned(),
@@ -213,7 +215,7 @@ impl ServerBuilder {
             Some(None) => self.config.with_state(crate::process_state_options()),
             None => self.config,
         };
-        Checked::new(Server::new(self.config, self.app))
+        Checked::new(Server::new(self.config, TypedApp(Arc::new(self.defs))))
     }
 }
 
@@ -263,16 +265,24 @@ pub enum CompletionTarget {
 type Complete = Box<dyn Fn(&CompletionQuery) -> Vec<String> + Send + Sync>;
 
 /// The application a typed [`ServerBuilder`] builds: the definitions and their handlers.
+/// Cloning it shares them, so a server can be made again around the same definitions with
+/// other state keys (a key-ring reload) without building them anew.
 ///
 /// ```
-/// use snodo_core::server::Registry;
+/// use snodo_core::server::{Registry, Server};
 ///
 /// let checked = snodo_std::typed::server("s", "1.0.0").build().unwrap();
 /// let app: &snodo_std::typed::TypedApp = checked.server().app();
 /// assert!(app.tools().is_empty());
+/// let again = Server::new(*checked.server().config(), app.clone());
+/// # let _ = again;
 /// ```
+#[derive(Clone, Debug, Default)]
+pub struct TypedApp(Arc<Definitions>);
+
+/// The definitions, each with its handler.
 #[derive(Default)]
-pub struct TypedApp {
+struct Definitions {
     tools: Vec<Tool<'static>>,
     tool_runs: Vec<ToolEntry>,
     resources: Vec<Resource<'static>>,
@@ -284,9 +294,9 @@ pub struct TypedApp {
     complete: Option<Complete>,
 }
 
-impl std::fmt::Debug for TypedApp {
+impl std::fmt::Debug for Definitions {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("TypedApp")
+        f.debug_struct("Definitions")
             .field("tools", &self.tools)
             .field("resources", &self.resources)
             .field("templates", &self.templates)
@@ -309,29 +319,29 @@ fn entry<E>(entries: &[E], index: Option<usize>) -> Result<&E, Error> {
 
 impl Registry for TypedApp {
     fn tools(&self) -> &[Tool<'_>] {
-        &self.tools
+        &self.0.tools
     }
 
     fn resources(&self) -> &[Resource<'_>] {
-        &self.resources
+        &self.0.resources
     }
 
     fn resource_templates(&self) -> &[ResourceTemplate<'_>] {
-        &self.templates
+        &self.0.templates
     }
 
     fn prompts(&self) -> &[Prompt<'_>] {
-        &self.prompts
+        &self.0.prompts
     }
 
     fn completions(&self) -> bool {
-        self.complete.is_some()
+        self.0.complete.is_some()
     }
 }
 
 impl AsyncHandler for TypedApp {
     async fn call_tool(&self, call: &ToolCall<'_>, reply: ToolReply<'_>) -> Result<Done, Error> {
-        let entry = entry(&self.tool_runs, index_of(&self.tools, call.tool()))?;
+        let entry = entry(&self.0.tool_runs, index_of(&self.0.tools, call.tool()))?;
         entry.run.run(call, reply).await
     }
 
@@ -342,11 +352,11 @@ impl AsyncHandler for TypedApp {
     ) -> Result<Done, Error> {
         match call.target() {
             ResourceTarget::Fixed(r) => {
-                let entry = entry(&self.resource_runs, index_of(&self.resources, r))?;
+                let entry = entry(&self.0.resource_runs, index_of(&self.0.resources, r))?;
                 entry.run.run(call, reply, &[], entry.def.mime_type).await
             }
             ResourceTarget::Template(t) => {
-                let entry = entry(&self.template_runs, index_of(&self.templates, t))?;
+                let entry = entry(&self.0.template_runs, index_of(&self.0.templates, t))?;
                 entry
                     .run
                     .run(call, reply, &entry.vars, entry.def.mime_type)
@@ -360,7 +370,10 @@ impl AsyncHandler for TypedApp {
         call: &PromptGet<'_>,
         reply: PromptReply<'_>,
     ) -> Result<Done, Error> {
-        let entry = entry(&self.prompt_runs, index_of(&self.prompts, call.prompt()))?;
+        let entry = entry(
+            &self.0.prompt_runs,
+            index_of(&self.0.prompts, call.prompt()),
+        )?;
         entry.run.run(call, reply).await
     }
 
@@ -369,7 +382,7 @@ impl AsyncHandler for TypedApp {
         call: &Completion<'_>,
         reply: CompletionReply<'_>,
     ) -> Result<Done, Error> {
-        let Some(complete) = &self.complete else {
+        let Some(complete) = &self.0.complete else {
             return Ok(reply.values(&[], false));
         };
         let text = |s: snodo_core::json::JsonStr<'_>| s.chars().collect::<String>();
