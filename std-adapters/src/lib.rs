@@ -43,9 +43,13 @@ mod clock;
 pub mod events;
 pub mod handler;
 pub mod http;
+pub mod keys;
 pub mod secret;
+mod server_slot;
+pub mod signals;
 pub mod stdio;
 
 pub use clock::unix_seconds;
 pub use handler::{AsyncHandler, handle, run_call};
 pub use secret::{process_state_options, random_secret};
+pub use server_slot::ServerSlot;
