@@ -123,8 +123,27 @@ async fn post(
 
 /// One POST on a connection of its own.
 pub async fn post_once(addr: SocketAddr, message: &Value) -> Result<Answer, String> {
-    let mut sender = connect(addr).await?;
-    post(&mut sender, addr, message).await
+    Connection::open(addr).await?.post(message).await
+}
+
+/// One keep-alive connection, for a test that must see it survive.
+#[derive(Debug)]
+pub struct Connection {
+    addr: SocketAddr,
+    sender: SendRequest<Full<Bytes>>,
+}
+
+impl Connection {
+    /// Connects to `addr`.
+    pub async fn open(addr: SocketAddr) -> Result<Connection, String> {
+        let sender = connect(addr).await?;
+        Ok(Connection { addr, sender })
+    }
+
+    /// POSTs `message` on this connection (an error if it was closed).
+    pub async fn post(&mut self, message: &Value) -> Result<Answer, String> {
+        post(&mut self.sender, self.addr, message).await
+    }
 }
 
 /// A leg that failed, and where.
