@@ -168,3 +168,96 @@ impl<A: Send + Sync + 'static> KeyRingReloader<A> {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use snodo_core::server::{Config, Registry};
+
+    use super::*;
+
+    struct Nothing;
+
+    impl Registry for Nothing {}
+
+    /// 32 bytes of `byte`, base64.
+    fn secret(byte: u8) -> String {
+        use base64::Engine as _;
+        base64::engine::general_purpose::STANDARD.encode([byte; 32])
+    }
+
+    fn write(path: &Path, text: &str) {
+        std::fs::write(path, text).expect("write the ring");
+    }
+
+    fn state_of(
+        server: &Server<'static, Nothing>,
+    ) -> *const StateOptions<dyn snodo_core::state::KeySet> {
+        server.config().state.expect("keyed")
+    }
+
+    fn started(path: &Path) -> KeyRingReloader<Nothing> {
+        let source = KeyRingSource::File(path.to_path_buf());
+        KeyRingReloader::start(source, Ttl::DEFAULT, |state| {
+            Server::new(Config::new("t", "0").with_state(state), Nothing)
+        })
+        .expect("a good ring")
+    }
+
+    #[test]
+    fn a_reload_swaps_the_server_new_requests_take_and_leaves_taken_ones_alone() {
+        let dir = tempfile_dir("swap");
+        let path = dir.join("keys");
+        write(&path, &format!("a {}\n", secret(1)));
+        let reloader = started(&path);
+        let in_flight = reloader.slot().load();
+        write(&path, &format!("b {}\na {}\n", secret(2), secret(1)));
+        assert_eq!(reloader.reload().expect("reloads"), ["b", "a"]);
+        let next = reloader.slot().load();
+        assert!(!std::ptr::addr_eq(state_of(&in_flight), state_of(&next)));
+        let Some(keys) = in_flight.config().state else {
+            panic!("keyed")
+        };
+        assert_eq!(keys.ttl(), Ttl::DEFAULT);
+
+        // A bad ring changes nothing.
+        write(&path, "b c2hvcnQ=\n");
+        assert!(matches!(reloader.reload(), Err(ReloadError::Ring(_))));
+        assert!(std::ptr::addr_eq(
+            state_of(&reloader.slot().load()),
+            state_of(&next)
+        ));
+        std::fs::remove_dir_all(dir).expect("clean up");
+    }
+
+    #[test]
+    fn a_ring_seen_before_is_reused_and_distinct_rings_are_bounded() {
+        let dir = tempfile_dir("bound");
+        let path = dir.join("keys");
+        write(&path, &format!("a {}\n", secret(0)));
+        let reloader = started(&path);
+        let first = state_of(&reloader.slot().load());
+        write(&path, &format!("b {}\n", secret(0)));
+        reloader.reload().expect("reloads");
+        write(&path, &format!("a {}\n", secret(0)));
+        reloader.reload().expect("reloads");
+        assert!(std::ptr::addr_eq(first, state_of(&reloader.slot().load())));
+        // Two rings so far; fill the table with distinct ones, then one more is refused.
+        for n in 2..MAX_RINGS_PER_PROCESS {
+            write(&path, &format!("k{n} {}\n", secret(0)));
+            reloader.reload().expect("within the bound");
+        }
+        write(&path, &format!("over {}\n", secret(0)));
+        assert!(matches!(reloader.reload(), Err(ReloadError::TooManyRings)));
+        write(&path, &format!("a {}\n", secret(0)));
+        reloader.reload().expect("a known ring still loads");
+        std::fs::remove_dir_all(dir).expect("clean up");
+    }
+
+    fn tempfile_dir(name: &str) -> std::path::PathBuf {
+        let dir = std::env::temp_dir().join(format!("snodo-reload-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("a directory");
+        dir
+    }
+}
