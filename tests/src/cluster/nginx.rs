@@ -31,7 +31,8 @@ pub fn free_port() -> u16 {
 }
 
 /// The configuration: `daemon off`, one worker, everything under `dir`; `/mcp` proxied to
-/// `upstreams` round-robin over HTTP/1.1 keep-alive connections, the host header kept,
+/// `upstreams` round-robin over HTTP/1.1 keep-alive connections (idle ones closed by nginx
+/// before the nodes' 30 s header timeout would close them), the host header kept,
 /// responses not buffered (event streams), and each response naming the upstream(s) that
 /// served it in `X-Upstream`.
 pub fn config(dir: &Path, port: u16, upstreams: &[SocketAddr]) -> String {
@@ -55,6 +56,7 @@ http {{
     scgi_temp_path {dir}/scgi;
     upstream snodo {{
 {servers}        keepalive 64;
+        keepalive_timeout 20s;
     }}
     server {{
         listen 127.0.0.1:{port};
