@@ -71,6 +71,22 @@ impl StateKeys {
         })
     }
 
+    /// [`load`](Self::load), then the server's definitions checked; logs what is wrong.
+    pub fn load_checked(source: Option<KeyRingSource>) -> Option<StateKeys> {
+        let keys = match StateKeys::load(source) {
+            Ok(keys) => keys,
+            Err(problem) => {
+                tracing::error!("{problem}");
+                return None;
+            }
+        };
+        if let Err(e) = keys.slot.load().check() {
+            tracing::error!(name = e.name, problem = e.problem, "bad definition");
+            return None;
+        }
+        Some(keys)
+    }
+
     /// The slot holding the server new requests use.
     pub fn slot(&self) -> &ServerSlot<App> {
         &self.slot

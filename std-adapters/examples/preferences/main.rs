@@ -20,12 +20,13 @@ mod keys_options;
 mod more_flows;
 mod mrtr_app;
 
-use snodo_std::http::{HttpConfig, HttpListener, McpService};
-use snodo_std::keys::KeyRingSource;
-use snodo_std::stdio::{StdioConfig, serve_stdio};
 use std::io::Write;
 use std::net::SocketAddr;
 use std::process::ExitCode;
+
+use snodo_std::http::{HttpConfig, HttpListener, McpService};
+use snodo_std::keys::KeyRingSource;
+use snodo_std::stdio::{StdioConfig, serve_stdio};
 use tracing_subscriber::EnvFilter;
 
 const USAGE: &str = "\
@@ -105,18 +106,9 @@ fn main() -> ExitCode {
 
 fn run_stdio(keyring: Option<KeyRingSource>) -> ExitCode {
     init_logging();
-    let keys = match keys_options::StateKeys::load(keyring) {
-        Ok(keys) => keys,
-        Err(problem) => {
-            tracing::error!("{problem}");
-            return ExitCode::FAILURE;
-        }
-    };
-    let server = keys.slot().load();
-    if let Err(e) = server.check() {
-        tracing::error!(name = e.name, problem = e.problem, "bad definition");
+    let Some(keys) = keys_options::StateKeys::load_checked(keyring) else {
         return ExitCode::FAILURE;
-    }
+    };
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -128,7 +120,7 @@ fn run_stdio(keyring: Option<KeyRingSource>) -> ExitCode {
         }
     };
     tracing::info!("serving on stdio");
-    match runtime.block_on(serve_stdio(server, StdioConfig::default())) {
+    match runtime.block_on(serve_stdio(keys.slot().load(), StdioConfig::default())) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             tracing::error!("stdio failed: {e}");
@@ -139,18 +131,9 @@ fn run_stdio(keyring: Option<KeyRingSource>) -> ExitCode {
 
 fn run_http(addr: SocketAddr, keyring: Option<KeyRingSource>) -> ExitCode {
     init_logging();
-    let keys = match keys_options::StateKeys::load(keyring) {
-        Ok(keys) => keys,
-        Err(problem) => {
-            tracing::error!("{problem}");
-            return ExitCode::FAILURE;
-        }
-    };
-    let server = keys.slot().load();
-    if let Err(e) = server.check() {
-        tracing::error!(name = e.name, problem = e.problem, "bad definition");
+    let Some(keys) = keys_options::StateKeys::load_checked(keyring) else {
         return ExitCode::FAILURE;
-    }
+    };
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

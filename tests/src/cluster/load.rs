@@ -170,7 +170,7 @@ pub struct Report {
     pub failures: Vec<LegFailure>,
     /// Failed attempts whose retry of the same leg succeeded.
     pub recovered: u64,
-    /// Flows given up after [`ATTEMPTS`] failures of one leg.
+    /// Flows given up after three failures of one leg.
     pub abandoned: u64,
     /// Completed flows whose legs were answered by more than one node.
     pub spread: u64,
