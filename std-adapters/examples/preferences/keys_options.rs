@@ -1,6 +1,7 @@
 //! Where the example's sealed-state keys come from: `--keyring-file PATH`, else the file named
 //! by `SNODO_KEYRING_FILE`, else the ring text in `SNODO_KEYRING`, else a secret drawn at
-//! start-up (right for one process only). A ring from a file is read again on `SIGHUP`.
+//! start-up (right for one process only). Over HTTP, a ring is read again on `SIGHUP`; over
+//! stdio it is read once.
 
 use std::sync::Arc;
 
