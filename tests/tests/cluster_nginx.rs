@@ -173,6 +173,14 @@ fn three_nodes_behind_nginx_rotate_keys_and_survive_a_restart() {
         report.recovered,
         unexplained.len()
     );
+    for failure in &from_kill {
+        println!(
+            "  leg {} failed on the killed node ({}): {}",
+            failure.leg + 1,
+            failure.upstream,
+            failure.what.lines().next().unwrap_or("")
+        );
+    }
     assert!(
         unexplained.is_empty(),
         "legs failed that were not in flight on the killed node: {unexplained:#?}\nnginx:\n{}",
