@@ -1,7 +1,9 @@
 //! # snodo-std
 //!
 //! Host adapters for [`snodo_core`]: asynchronous handlers ([`AsyncHandler`]), the tokio
-//! stdio transport ([`stdio`]) and the Streamable HTTP transport on hyper ([`http`]).
+//! stdio transport ([`stdio`]) and the Streamable HTTP transport on hyper ([`http`]), with
+//! what a deployment needs around them: state key rings from configuration, reloaded without
+//! a restart ([`keys`]), and draining on `SIGTERM` ([`signals`]).
 //!
 //! A host server is best written on the typed layer (`typed`, feature `typed`): tools,
 //! resources, prompts, forms and sealed state as Rust types, served with [`serve_stdio`] or
@@ -47,8 +49,11 @@ mod clock;
 pub mod events;
 pub mod handler;
 pub mod http;
+pub mod keys;
 pub mod secret;
 mod serve;
+mod server_slot;
+pub mod signals;
 pub mod stdio;
 #[cfg(feature = "typed")]
 pub mod typed;
@@ -57,6 +62,7 @@ pub use clock::unix_seconds;
 pub use handler::{AsyncHandler, handle, run_call};
 pub use secret::{process_state_options, random_secret};
 pub use serve::{CheckError, Checked, serve_http, serve_stdio};
+pub use server_slot::ServerSlot;
 
 /// The README's examples, compiled and run as doctests (here rather than in `snodo-core`,
 /// because they use both crates).
