@@ -102,7 +102,9 @@ impl ServerBuilder {
     /// The keys sealed request state is signed with and how long a token lives, in one call.
     /// Without it, the server seals with a random secret drawn once per process and the
     /// default TTL (300 s): right for one process serving loopback clients, not for a cluster
-    /// (see `docs/state.md`).
+    /// (see `docs/state.md`). For a key ring from configuration, reloaded on `SIGHUP`, give
+    /// [`crate::keys::KeyRingReloader`] a factory that puts a clone of the built
+    /// [`TypedApp`] in a server with each ring (see `docs/deploy.md`).
     ///
     /// ```
     /// use snodo_core::state::{Keys, Ttl};
