@@ -77,14 +77,20 @@
 //! `tracing`.
 
 pub(crate) mod admission;
+#[cfg(feature = "auth")]
+pub mod auth;
 pub(crate) mod body;
 mod config;
 pub(crate) mod headers;
 mod in_flight;
 mod listener;
 pub(crate) mod service;
+#[cfg(feature = "tls")]
+mod tls;
 
 pub use body::McpBody;
 pub use config::{AllowList, HttpConfig};
 pub use listener::{HttpListener, ShutdownHandle};
 pub use service::{McpService, PrincipalHook};
+#[cfg(feature = "tls")]
+pub use tls::TlsConfig;

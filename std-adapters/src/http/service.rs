@@ -53,6 +53,8 @@ struct Inner<A: 'static> {
     principal: Option<Arc<PrincipalHook>>,
     events: Option<EventBus>,
     shared: Arc<Shared>,
+    #[cfg(feature = "auth")]
+    auth: Option<super::auth::Authorization>,
 }
 
 impl<A> Clone for Inner<A> {
@@ -63,6 +65,8 @@ impl<A> Clone for Inner<A> {
             principal: self.principal.clone(),
             events: self.events.clone(),
             shared: Arc::clone(&self.shared),
+            #[cfg(feature = "auth")]
+            auth: self.auth.clone(),
         }
     }
 }
@@ -110,6 +114,8 @@ impl<A: AsyncHandler + 'static> McpService<A> {
                     buffers,
                     closing: watch::Sender::new(false),
                 }),
+                #[cfg(feature = "auth")]
+                auth: None,
             }),
         }
     }
@@ -143,6 +149,20 @@ impl<A: AsyncHandler + 'static> McpService<A> {
         }
     }
 
+    /// Makes the endpoint an OAuth resource server: its metadata served, every request's
+    /// bearer token checked (after the HTTP admission rules, before the body is read) and
+    /// its subject the principal, overriding [`with_principal`](Self::with_principal). See
+    /// [`auth`](super::auth).
+    #[cfg(feature = "auth")]
+    #[must_use]
+    pub fn with_auth(self, auth: super::auth::Authorization) -> Self {
+        let mut inner = Arc::unwrap_or_clone(self.inner);
+        inner.auth = Some(auth);
+        McpService {
+            inner: Arc::new(inner),
+        }
+    }
+
     /// The configuration.
     pub fn config(&self) -> &HttpConfig {
         &self.inner.config
@@ -168,10 +188,24 @@ impl<A: AsyncHandler + 'static> McpService<A> {
     {
         let inner = &self.inner;
         let config = &*inner.config;
-        let (parts, body) = request.into_parts();
+        #[cfg_attr(not(feature = "auth"), allow(unused_mut))]
+        let (mut parts, body) = request.into_parts();
+        #[cfg(feature = "auth")]
+        if let Some(metadata) = inner.auth.as_ref().and_then(|auth| auth.metadata(&parts)) {
+            return metadata;
+        }
         if let Err(refusal) = admission::admit(&parts, config) {
             tracing::debug!(?refusal, method = %parts.method, path = parts.uri.path(), "refused");
             return refused(refusal);
+        }
+        #[cfg(feature = "auth")]
+        if let Some(auth) = &inner.auth {
+            match auth.decide(&parts).await {
+                super::auth::Decision::Pass(verified) => {
+                    parts.extensions.insert(verified);
+                }
+                super::auth::Decision::Refuse(response) => return response,
+            }
         }
         let body = match read_body(body, config.max_body_len, config.body_read_timeout).await {
             Ok(body) => body,
@@ -180,7 +214,8 @@ impl<A: AsyncHandler + 'static> McpService<A> {
                 return refused(refusal);
             }
         };
-        let principal = inner.principal.as_ref().and_then(|hook| hook(&parts));
+        let principal = authenticated(&parts)
+            .or_else(|| inner.principal.as_ref().and_then(|hook| hook(&parts)));
         let (outputs, received) = mpsc::channel(config.notification_queue.max(1));
         let work: Work = Box::pin(run(
             Arc::clone(inner),
@@ -220,6 +255,16 @@ where
         let service = self.clone();
         Box::pin(async move { Ok(service.handle(request).await) })
     }
+}
+
+/// The subject an authorization layer verified ([`auth`](super::auth), feature `auth`).
+fn authenticated(parts: &Parts) -> Option<String> {
+    #[cfg(feature = "auth")]
+    if let Some(verified) = parts.extensions.get::<super::auth::Verified>() {
+        return Some(verified.subject.clone());
+    }
+    let _ = parts;
+    None
 }
 
 /// Reads the whole body within the size and time limits.

@@ -1,0 +1,494 @@
+//! The endpoint as an OAuth resource server (feature `auth`): protected resource metadata,
+//! 401 and 403 challenges, RS256 and ES256 tokens checked against a JWKS served by a
+//! loopback server of the test, key refresh on an unknown `kid`, and the verified subject
+//! binding sealed state.
+
+mod http_client;
+
+#[path = "../examples/preferences/app.rs"]
+mod app;
+#[path = "../examples/preferences/flow.rs"]
+mod flow;
+#[path = "../examples/preferences/more_flows.rs"]
+mod more_flows;
+#[path = "../examples/preferences/mrtr_app.rs"]
+mod mrtr_app;
+
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use bytes::Bytes;
+use http::{Request, StatusCode};
+use http_body_util::Full;
+use http_client::{Running, message, post, send, serve_service, with};
+use jsonwebtoken::jwk::{Jwk, JwkSet};
+use jsonwebtoken::{Algorithm, EncodingKey, Header};
+use serde_json::{Value, json};
+use snodo_core::server::Server;
+use snodo_std::http::auth::{AuthLayer, Authorization, JwksVerifier, ResourceServer, ScopePolicy};
+use snodo_std::http::{HttpConfig, McpService};
+use tokio::net::TcpListener;
+
+const ISSUER: &str = "http://issuer.test";
+const RESOURCE: &str = "https://mcp.test/mcp";
+const METADATA_URL: &str = "https://mcp.test/.well-known/oauth-protected-resource/mcp";
+
+/// A signing key of the test's authorization server.
+struct SigningKey {
+    id: &'static str,
+    algorithm: Algorithm,
+    key: EncodingKey,
+}
+
+impl SigningKey {
+    /// The committed test-only RSA key.
+    fn rsa(id: &'static str) -> Self {
+        let pem = include_bytes!("fixtures/test_rsa_key.pem");
+        SigningKey {
+            id,
+            algorithm: Algorithm::RS256,
+            key: EncodingKey::from_rsa_pem(pem).expect("RSA key"),
+        }
+    }
+
+    /// A P-256 key made now.
+    fn ec(id: &'static str) -> Self {
+        let pair = rcgen::KeyPair::generate_for(&rcgen::PKCS_ECDSA_P256_SHA256).expect("P-256");
+        SigningKey {
+            id,
+            algorithm: Algorithm::ES256,
+            key: EncodingKey::from_ec_pem(pair.serialize_pem().as_bytes()).expect("EC key"),
+        }
+    }
+
+    /// The public half as a JWK.
+    fn jwk(&self) -> Jwk {
+        let mut jwk = Jwk::from_encoding_key(&self.key, self.algorithm).expect("JWK");
+        jwk.common.key_id = Some(self.id.to_owned());
+        jwk
+    }
+
+    /// A token with `claims`, the standard ones filled in unless given.
+    fn token(&self, mut claims: Value) -> String {
+        let now = snodo_std::unix_seconds();
+        let fill = claims.as_object_mut().expect("claims object");
+        fill.entry("iss").or_insert(json!(ISSUER));
+        fill.entry("aud").or_insert(json!(RESOURCE));
+        fill.entry("exp").or_insert(json!(now + 300));
+        fill.entry("nbf").or_insert(json!(now - 1));
+        let mut header = Header::new(self.algorithm);
+        header.kid = Some(self.id.to_owned());
+        jsonwebtoken::encode(&header, &claims, &self.key).expect("signs")
+    }
+}
+
+fn jwks(keys: &[&SigningKey]) -> String {
+    let set = JwkSet {
+        keys: keys.iter().map(|k| k.jwk()).collect(),
+    };
+    serde_json::to_string(&set).expect("JWKS")
+}
+
+/// The authorization server's JWKS endpoint: a document the test can change, and how often
+/// it was fetched.
+#[derive(Clone)]
+struct JwksServer {
+    url: String,
+    document: Arc<Mutex<String>>,
+    fetches: Arc<AtomicUsize>,
+}
+
+impl JwksServer {
+    async fn start(document: String) -> Self {
+        let listener = TcpListener::bind("127.0.0.1:0").await.expect("binds");
+        let url = format!("http://{}/jwks.json", listener.local_addr().expect("addr"));
+        let server = JwksServer {
+            url,
+            document: Arc::new(Mutex::new(document)),
+            fetches: Arc::new(AtomicUsize::new(0)),
+        };
+        let state = server.clone();
+        let router = axum::Router::new().route(
+            "/jwks.json",
+            axum::routing::get(move || {
+                let state = state.clone();
+                async move {
+                    state.fetches.fetch_add(1, Ordering::SeqCst);
+                    state.document.lock().expect("lock").clone()
+                }
+            }),
+        );
+        tokio::spawn(async move { axum::serve(listener, router).await });
+        server
+    }
+
+    fn fetches(&self) -> usize {
+        self.fetches.load(Ordering::SeqCst)
+    }
+}
+
+fn resource_server() -> ResourceServer {
+    ResourceServer::new(RESOURCE)
+        .expect("canonical URI")
+        .authorization_server(ISSUER)
+        .scopes_supported(["prefs:read"])
+        .required_scopes(["prefs:read"])
+        .policy(
+            ScopePolicy::new()
+                .tool("preference_preview", ["prefs:write"])
+                .implies("prefs:admin", ["prefs:read", "prefs:write"]),
+        )
+}
+
+fn preferences_service(verifier: JwksVerifier) -> McpService<app::App> {
+    let server = Server::new(app::config(), app::App::new());
+    let config = HttpConfig::new().with_addr(SocketAddr::from(([127, 0, 0, 1], 0)));
+    McpService::new(Arc::new(server), config)
+        .with_auth(Authorization::new(resource_server(), verifier))
+}
+
+/// The preferences server behind the resource server, its JWKS served by the test.
+async fn start(keys: &[&SigningKey]) -> (Running, JwksServer) {
+    let jwks_server = JwksServer::start(jwks(keys)).await;
+    let verifier = JwksVerifier::new(&jwks_server.url, ISSUER, RESOURCE).expect("verifier");
+    (
+        serve_service(preferences_service(verifier)).await,
+        jwks_server,
+    )
+}
+
+fn bearer(request: Request<Full<Bytes>>, token: &str) -> Request<Full<Bytes>> {
+    with(
+        request,
+        "authorization",
+        format!("Bearer {token}").as_bytes(),
+    )
+}
+
+fn list_tools(addr: SocketAddr) -> Request<Full<Bytes>> {
+    post(addr, &message(json!(1), "tools/list", json!({})))
+}
+
+fn challenge(reply: &http_client::Reply) -> &str {
+    reply
+        .headers
+        .get("www-authenticate")
+        .expect("a challenge")
+        .to_str()
+        .expect("text")
+}
+
+#[tokio::test]
+async fn the_metadata_names_the_resource_its_authorization_server_and_scopes() {
+    let (running, _jwks) = start(&[&SigningKey::rsa("r1")]).await;
+    let addr = running.addr;
+    for path in [
+        "/.well-known/oauth-protected-resource/mcp",
+        "/.well-known/oauth-protected-resource",
+    ] {
+        let request = Request::get(format!("http://{addr}{path}"))
+            .header("host", addr.to_string())
+            .body(Full::new(Bytes::new()))
+            .unwrap();
+        let reply = send(addr, request).await;
+        assert_eq!(reply.status, StatusCode::OK, "{path}");
+        assert_eq!(reply.content_type(), "application/json");
+        assert_eq!(
+            reply.json(),
+            json!({
+                "resource": RESOURCE,
+                "authorization_servers": [ISSUER],
+                "scopes_supported": ["prefs:read"],
+                "bearer_methods_supported": ["header"],
+            })
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_request_without_a_token_is_401_naming_the_metadata_and_scope() {
+    let (running, jwks) = start(&[&SigningKey::rsa("r1")]).await;
+    let reply = send(running.addr, list_tools(running.addr)).await;
+    assert_eq!(reply.status, StatusCode::UNAUTHORIZED);
+    assert_eq!(
+        challenge(&reply),
+        format!("Bearer scope=\"prefs:read\", resource_metadata=\"{METADATA_URL}\"")
+    );
+    let basic = with(
+        list_tools(running.addr),
+        "authorization",
+        b"Basic dXNlcjpwYXNz",
+    );
+    let reply = send(running.addr, basic).await;
+    assert_eq!(reply.status, StatusCode::UNAUTHORIZED);
+    assert_eq!(jwks.fetches(), 0, "nothing to check, nothing fetched");
+}
+
+#[tokio::test]
+async fn rs256_and_es256_tokens_from_the_jwks_pass() {
+    let rsa = SigningKey::rsa("r1");
+    let ec = SigningKey::ec("e1");
+    let (running, jwks) = start(&[&rsa, &ec]).await;
+    let addr = running.addr;
+    for key in [&rsa, &ec] {
+        let token = key.token(json!({"sub": "alice", "scope": "prefs:read"}));
+        let reply = send(addr, bearer(list_tools(addr), &token)).await;
+        assert_eq!(reply.status, StatusCode::OK, "{:?}", key.algorithm);
+        assert!(reply.json()["result"]["tools"].is_array());
+    }
+    assert_eq!(jwks.fetches(), 1, "fetched once, then cached");
+}
+
+#[tokio::test]
+async fn tokens_that_do_not_verify_are_401_invalid_token() {
+    let rsa = SigningKey::rsa("r1");
+    let (running, _jwks) = start(&[&rsa]).await;
+    let addr = running.addr;
+    let now = snodo_std::unix_seconds();
+    let impostor = SigningKey::ec("r1"); // the right kid, another key (and algorithm)
+    let mut cases = vec![
+        (
+            "another audience",
+            rsa.token(json!({"sub": "a", "scope": "prefs:read", "aud": "https://other.test/mcp"})),
+        ),
+        (
+            "another issuer",
+            rsa.token(json!({"sub": "a", "scope": "prefs:read", "iss": "http://evil.test"})),
+        ),
+        (
+            "expired",
+            rsa.token(json!({"sub": "a", "scope": "prefs:read", "exp": now - 120})),
+        ),
+        (
+            "not yet valid",
+            rsa.token(json!({"sub": "a", "scope": "prefs:read", "nbf": now + 120})),
+        ),
+        ("no subject", rsa.token(json!({"scope": "prefs:read"}))),
+        (
+            "signed by another key",
+            impostor.token(json!({"sub": "a", "scope": "prefs:read"})),
+        ),
+        ("not a JWT", "abc.def.ghi".to_owned()),
+    ];
+    let hs256 = jsonwebtoken::encode(
+        &Header {
+            kid: Some("r1".into()),
+            ..Header::new(Algorithm::HS256)
+        },
+        &json!({"sub": "a", "iss": ISSUER, "aud": RESOURCE, "exp": now + 60}),
+        &EncodingKey::from_secret(b"guessable"),
+    )
+    .unwrap();
+    cases.push(("HS256", hs256));
+    let mut tampered = rsa.token(json!({"sub": "alice", "scope": "prefs:read"}));
+    tampered.replace_range(tampered.len() - 4.., "AAAA");
+    cases.push(("tampered signature", tampered));
+    for (case, token) in cases {
+        let reply = send(addr, bearer(list_tools(addr), &token)).await;
+        assert_eq!(reply.status, StatusCode::UNAUTHORIZED, "{case}");
+        assert_eq!(
+            challenge(&reply),
+            format!("Bearer error=\"invalid_token\", resource_metadata=\"{METADATA_URL}\""),
+            "{case}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_tool_needing_a_scope_the_token_lacks_is_403_insufficient_scope() {
+    let rsa = SigningKey::rsa("r1");
+    let (running, _jwks) = start(&[&rsa]).await;
+    let addr = running.addr;
+    let call = |token: &str| {
+        let body = message(
+            json!(1),
+            "tools/call",
+            json!({"name": "preference_preview", "arguments": {"subject": "x"}}),
+        );
+        bearer(post(addr, &body), token)
+    };
+    let reader = rsa.token(json!({"sub": "a", "scope": "prefs:read"}));
+    let reply = send(addr, call(&reader)).await;
+    assert_eq!(reply.status, StatusCode::FORBIDDEN);
+    assert_eq!(
+        challenge(&reply),
+        format!(
+            "Bearer error=\"insufficient_scope\", scope=\"prefs:read prefs:write\", resource_metadata=\"{METADATA_URL}\""
+        )
+    );
+    // Lacking the endpoint's own scope is 403 too, even for a method without a target.
+    let writer_only = rsa.token(json!({"sub": "a", "scp": ["prefs:write"]}));
+    let reply = send(addr, bearer(list_tools(addr), &writer_only)).await;
+    assert_eq!(reply.status, StatusCode::FORBIDDEN);
+    // Both scopes, or a broader scope that implies them, reach the tool (which then asks
+    // for the capability this request did not declare: the core's -32021).
+    for scope in ["prefs:read prefs:write", "prefs:admin"] {
+        let token = rsa.token(json!({"sub": "a", "scope": scope}));
+        let reply = send(addr, call(&token)).await;
+        assert_eq!(reply.status, StatusCode::BAD_REQUEST, "{scope}");
+        assert_eq!(reply.json()["error"]["code"], -32021, "{scope}");
+    }
+}
+
+#[tokio::test]
+async fn state_sealed_for_one_subject_does_not_open_for_another() {
+    let rsa = SigningKey::rsa("r1");
+    let (running, _jwks) = start(&[&rsa]).await;
+    let addr = running.addr;
+    let alice = rsa.token(json!({"sub": "alice", "scope": "prefs:read prefs:write"}));
+    let bob = rsa.token(json!({"sub": "bob", "scope": "prefs:read prefs:write"}));
+    let base = json!({
+        "name": "preference_preview",
+        "arguments": {"subject": "http"},
+        "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}}
+        }
+    });
+    let call = |id: u64, params: &Value, token: &str| {
+        bearer(
+            post(addr, &message(json!(id), "tools/call", params.clone())),
+            token,
+        )
+    };
+    let first = send(addr, call(1, &base, &alice)).await.json();
+    assert_eq!(first["result"]["resultType"], "input_required");
+    let mut retry = base.clone();
+    retry["requestState"] = first["result"]["requestState"].clone();
+    retry["inputResponses"] = json!({"color": {"action": "accept", "content": {"color": "teal"}}});
+
+    let stolen = send(addr, call(2, &retry, &bob)).await;
+    assert_eq!(stolen.status, StatusCode::BAD_REQUEST);
+    assert_eq!(stolen.json()["error"]["code"], -32602);
+
+    let own = send(addr, call(3, &retry, &alice)).await;
+    assert_eq!(own.status, StatusCode::OK);
+    assert!(own.json()["result"]["inputRequests"]["style"].is_object());
+}
+
+#[tokio::test]
+async fn an_unknown_key_id_fetches_the_jwks_again_within_a_bounded_rate() {
+    let rsa = SigningKey::rsa("r1");
+    let ec = SigningKey::ec("e2");
+    let jwks_server = JwksServer::start(jwks(&[&rsa])).await;
+    let verifier = JwksVerifier::new(&jwks_server.url, ISSUER, RESOURCE)
+        .expect("verifier")
+        .with_min_refresh_interval(Duration::ZERO);
+    let running = serve_service(preferences_service(verifier)).await;
+    let addr = running.addr;
+    let claims = json!({"sub": "a", "scope": "prefs:read"});
+    let reply = send(addr, bearer(list_tools(addr), &rsa.token(claims.clone()))).await;
+    assert_eq!(reply.status, StatusCode::OK);
+    assert_eq!(jwks_server.fetches(), 1);
+
+    // The authorization server rotates in a new key: its first token fetches the set anew.
+    *jwks_server.document.lock().unwrap() = jwks(&[&rsa, &ec]);
+    let reply = send(addr, bearer(list_tools(addr), &ec.token(claims.clone()))).await;
+    assert_eq!(reply.status, StatusCode::OK);
+    assert_eq!(jwks_server.fetches(), 2);
+    let reply = send(addr, bearer(list_tools(addr), &ec.token(claims))).await;
+    assert_eq!(reply.status, StatusCode::OK);
+    assert_eq!(jwks_server.fetches(), 2, "a known key fetches nothing");
+}
+
+#[tokio::test]
+async fn unknown_key_ids_do_not_fetch_more_often_than_the_refresh_interval() {
+    let rsa = SigningKey::rsa("r1");
+    let (running, jwks_server) = start(&[&rsa]).await; // 30 s between fetches
+    let addr = running.addr;
+    let claims = json!({"sub": "a", "scope": "prefs:read"});
+    assert_eq!(
+        send(addr, bearer(list_tools(addr), &rsa.token(claims.clone())))
+            .await
+            .status,
+        StatusCode::OK
+    );
+    for id in ["x1", "x2", "x3"] {
+        let stranger = SigningKey::ec(id);
+        let reply = send(
+            addr,
+            bearer(list_tools(addr), &stranger.token(claims.clone())),
+        )
+        .await;
+        assert_eq!(reply.status, StatusCode::UNAUTHORIZED, "{id}");
+    }
+    assert_eq!(
+        jwks_server.fetches(),
+        1,
+        "the first fetch was less than 30 s ago"
+    );
+}
+
+#[tokio::test]
+async fn an_unreachable_jwks_is_503_not_an_invalid_token() {
+    let closed = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/jwks.json", closed.local_addr().unwrap());
+    drop(closed);
+    let verifier = JwksVerifier::new(&url, ISSUER, RESOURCE).expect("verifier");
+    let running = serve_service(preferences_service(verifier)).await;
+    let addr = running.addr;
+    let token = SigningKey::rsa("r1").token(json!({"sub": "a", "scope": "prefs:read"}));
+    let reply = send(addr, bearer(list_tools(addr), &token)).await;
+    assert_eq!(reply.status, StatusCode::SERVICE_UNAVAILABLE);
+    assert!(reply.headers.get("retry-after").is_some());
+}
+
+#[tokio::test]
+async fn the_tower_layer_guards_any_mcp_service_and_names_its_principal() {
+    use tower::{Layer, ServiceExt};
+
+    let rsa = SigningKey::rsa("r1");
+    let verifier = JwksVerifier::from_jwks(jwks(&[&rsa]).as_bytes(), ISSUER, RESOURCE).unwrap();
+    let server = Server::new(app::config(), app::App::new());
+    let plain = McpService::new(Arc::new(server), HttpConfig::new());
+    let guarded = AuthLayer::new(Authorization::new(resource_server(), verifier)).layer(plain);
+    let addr = SocketAddr::from(([127, 0, 0, 1], 8080));
+
+    let refused = guarded.clone().oneshot(list_tools(addr)).await.unwrap();
+    assert_eq!(refused.status(), StatusCode::UNAUTHORIZED);
+
+    let base = json!({
+        "name": "preference_preview",
+        "arguments": {"subject": "layer"},
+        "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}}
+        }
+    });
+    let claims = |sub: &str| json!({"sub": sub, "scope": "prefs:read prefs:write"});
+    let call = |id: u64, params: &Value, sub: &str| {
+        bearer(
+            post(addr, &message(json!(id), "tools/call", params.clone())),
+            &rsa.token(claims(sub)),
+        )
+    };
+    let body = |response: http::Response<snodo_std::http::McpBody>| async move {
+        use http_body_util::BodyExt;
+        let bytes = response.into_body().collect().await.unwrap().to_bytes();
+        serde_json::from_slice::<Value>(&bytes).unwrap()
+    };
+    let first = body(
+        guarded
+            .clone()
+            .oneshot(call(1, &base, "alice"))
+            .await
+            .unwrap(),
+    )
+    .await;
+    let mut retry = base;
+    retry["requestState"] = first["result"]["requestState"].clone();
+    retry["inputResponses"] = json!({"color": {"action": "accept", "content": {"color": "teal"}}});
+    let stolen = body(
+        guarded
+            .clone()
+            .oneshot(call(2, &retry, "bob"))
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(stolen["error"]["code"], -32602);
+    let own = body(guarded.oneshot(call(3, &retry, "alice")).await.unwrap()).await;
+    assert!(own["result"]["inputRequests"]["style"].is_object(), "{own}");
+}
