@@ -492,3 +492,30 @@ async fn the_tower_layer_guards_any_mcp_service_and_names_its_principal() {
     let own = body(guarded.oneshot(call(3, &retry, "alice")).await.unwrap()).await;
     assert!(own["result"]["inputRequests"]["style"].is_object(), "{own}");
 }
+
+#[tokio::test]
+async fn tokens_are_never_logged() {
+    let (captured, _guard) = http_client::logs::capture();
+    let rsa = SigningKey::rsa("r1");
+    let (running, _jwks) = start(&[&rsa]).await;
+    let addr = running.addr;
+    let good = rsa.token(json!({"sub": "carol", "scope": "prefs:read"}));
+    let expired = rsa.token(json!({"sub": "carol", "scope": "prefs:read", "exp": 1}));
+    assert_eq!(
+        send(addr, bearer(list_tools(addr), &good)).await.status,
+        StatusCode::OK
+    );
+    assert_eq!(
+        send(addr, bearer(list_tools(addr), &expired)).await.status,
+        StatusCode::UNAUTHORIZED
+    );
+    let logs = captured.text();
+    assert!(
+        logs.contains("mcp.request"),
+        "the requests were logged: {logs}"
+    );
+    for token in [&good, &expired] {
+        let signature = token.rsplit('.').next().unwrap();
+        assert!(!logs.contains(signature), "a token in the logs: {logs}");
+    }
+}

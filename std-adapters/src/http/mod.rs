@@ -84,6 +84,7 @@ mod config;
 pub(crate) mod headers;
 mod in_flight;
 mod listener;
+pub mod ops;
 pub(crate) mod service;
 #[cfg(feature = "tls")]
 mod tls;

@@ -20,12 +20,14 @@ use snodo_core::rpc::{self, ErrorCode, Id, Incoming};
 use snodo_core::server::{Accepted, Error, Notifier, Principal, Round, Server, Subscription};
 use tokio::sync::{broadcast, mpsc, watch};
 use tokio::time::{Instant, Interval};
+use tracing::Instrument;
 
 use super::admission::{self, Refusal};
 use super::body::{Exchange, McpBody, Out, Work, sse_event};
 use super::config::HttpConfig;
 use super::headers;
 use super::in_flight::{InFlight, RequestKey};
+use super::ops::{Metrics, Observation, Outcome};
 use crate::clock::unix_seconds;
 use crate::events::{EventBus, ServerEvent, everything_wanted, next_event};
 use crate::handler::{AsyncHandler, run_call};
@@ -53,6 +55,7 @@ struct Inner<A: 'static> {
     principal: Option<Arc<PrincipalHook>>,
     events: Option<EventBus>,
     shared: Arc<Shared>,
+    metrics: Option<Metrics>,
     #[cfg(feature = "auth")]
     auth: Option<super::auth::Authorization>,
 }
@@ -65,6 +68,7 @@ impl<A> Clone for Inner<A> {
             principal: self.principal.clone(),
             events: self.events.clone(),
             shared: Arc::clone(&self.shared),
+            metrics: self.metrics.clone(),
             #[cfg(feature = "auth")]
             auth: self.auth.clone(),
         }
@@ -114,6 +118,7 @@ impl<A: AsyncHandler + 'static> McpService<A> {
                     buffers,
                     closing: watch::Sender::new(false),
                 }),
+                metrics: None,
                 #[cfg(feature = "auth")]
                 auth: None,
             }),
@@ -144,6 +149,17 @@ impl<A: AsyncHandler + 'static> McpService<A> {
     pub fn with_events(self, bus: EventBus) -> Self {
         let mut inner = Arc::unwrap_or_clone(self.inner);
         inner.events = Some(bus);
+        McpService {
+            inner: Arc::new(inner),
+        }
+    }
+
+    /// Counts every request in `metrics` (show them with an
+    /// [`OpsServer`](super::ops::OpsServer)).
+    #[must_use]
+    pub fn with_metrics(self, metrics: Metrics) -> Self {
+        let mut inner = Arc::unwrap_or_clone(self.inner);
+        inner.metrics = Some(metrics);
         McpService {
             inner: Arc::new(inner),
         }
@@ -194,36 +210,51 @@ impl<A: AsyncHandler + 'static> McpService<A> {
         if let Some(metadata) = inner.auth.as_ref().and_then(|auth| auth.metadata(&parts)) {
             return metadata;
         }
+        let mut observation = Observation::start(inner.metrics.as_ref());
         if let Err(refusal) = admission::admit(&parts, config) {
             tracing::debug!(?refusal, method = %parts.method, path = parts.uri.path(), "refused");
+            observation.finish(|| Outcome::Refused(refusal.status()));
             return refused(refusal);
         }
         #[cfg(feature = "auth")]
         if let Some(auth) = &inner.auth {
-            match auth.decide(&parts).await {
+            match auth
+                .decide(&parts)
+                .instrument(observation.span().clone())
+                .await
+            {
                 super::auth::Decision::Pass(verified) => {
                     parts.extensions.insert(verified);
                 }
-                super::auth::Decision::Refuse(response) => return response,
+                super::auth::Decision::Refuse(response) => {
+                    observation.finish(|| Outcome::Refused(response.status()));
+                    return response;
+                }
             }
         }
         let body = match read_body(body, config.max_body_len, config.body_read_timeout).await {
             Ok(body) => body,
             Err(refusal) => {
                 tracing::debug!(?refusal, "request body refused");
+                observation.finish(|| Outcome::Refused(refusal.status()));
                 return refused(refusal);
             }
         };
         let principal = authenticated(&parts)
             .or_else(|| inner.principal.as_ref().and_then(|hook| hook(&parts)));
         let (outputs, received) = mpsc::channel(config.notification_queue.max(1));
-        let work: Work = Box::pin(run(
-            Arc::clone(inner),
-            body,
-            parts.headers,
-            principal,
-            outputs,
-        ));
+        let span = observation.span().clone();
+        let work: Work = Box::pin(
+            run(
+                Arc::clone(inner),
+                body,
+                parts.headers,
+                principal,
+                outputs,
+                observation,
+            )
+            .instrument(span),
+        );
         let mut exchange = Exchange::new(work, received);
         match exchange.next().await {
             Some(Out::Reply(message, status)) => json(status, message),
@@ -289,14 +320,18 @@ async fn run<A: AsyncHandler + 'static>(
     headers: HeaderMap,
     principal: Option<String>,
     outputs: mpsc::Sender<Out>,
+    mut observation: Observation,
 ) {
     let server = &*inner.server;
     let limits = server.config().limits;
-    match rpc::parse(&body, &limits) {
+    let parsed = rpc::parse(&body, &limits);
+    observation.target(&parsed);
+    match parsed {
         Ok(Incoming::Request(request)) => {
             if let Err(mismatch) = headers::check(server, &headers, &request) {
                 tracing::debug!(?mismatch, "headers disagree with the body");
                 let reply = message(|w| mismatch.write(w, Some(request.id)));
+                observation.finish(|| Outcome::of_reply(&reply));
                 let _ = outputs
                     .send(Out::Reply(reply, StatusCode::BAD_REQUEST))
                     .await;
@@ -304,6 +339,7 @@ async fn run<A: AsyncHandler + 'static>(
             }
         }
         Ok(Incoming::Response) => {
+            observation.finish(|| Outcome::Accepted);
             let _ = outputs.send(Out::Accepted).await;
             return;
         }
@@ -378,6 +414,7 @@ async fn run<A: AsyncHandler + 'static>(
                 keep_alive: inner.config.keep_alive,
             };
             stream.run(&mut out).await;
+            observation.finish(|| Outcome::Stream);
             None
         }
         Err(too_small) => {
@@ -386,6 +423,11 @@ async fn run<A: AsyncHandler + 'static>(
         }
     };
     shared.buffers.give(out);
+    observation.finish(|| match &answer {
+        Some(Out::Reply(reply, _)) => Outcome::of_reply(reply),
+        Some(Out::Accepted) => Outcome::Accepted,
+        Some(Out::Event(_) | Out::KeepAlive) | None => Outcome::Cancelled,
+    });
     if let Some(answer) = answer {
         let _ = outputs.send(answer).await;
     }
