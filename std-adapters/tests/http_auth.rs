@@ -3,6 +3,7 @@
 //! loopback server of the test, key refresh on an unknown `kid`, and the verified subject
 //! binding sealed state.
 
+mod auth_fixture;
 mod http_client;
 
 #[path = "../examples/preferences/app.rs"]
@@ -15,15 +16,14 @@ mod more_flows;
 mod mrtr_app;
 
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
+use auth_fixture::{ISSUER, JwksServer, RESOURCE, SigningKey, bearer, jwks};
 use bytes::Bytes;
 use http::{Request, StatusCode};
 use http_body_util::Full;
 use http_client::{Running, message, post, send, serve_service, with};
-use jsonwebtoken::jwk::{Jwk, JwkSet};
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
 use serde_json::{Value, json};
 use snodo_core::server::Server;
@@ -31,103 +31,7 @@ use snodo_std::http::auth::{AuthLayer, Authorization, JwksVerifier, ResourceServ
 use snodo_std::http::{HttpConfig, McpService};
 use tokio::net::TcpListener;
 
-const ISSUER: &str = "http://issuer.test";
-const RESOURCE: &str = "https://mcp.test/mcp";
 const METADATA_URL: &str = "https://mcp.test/.well-known/oauth-protected-resource/mcp";
-
-/// A signing key of the test's authorization server.
-struct SigningKey {
-    id: &'static str,
-    algorithm: Algorithm,
-    key: EncodingKey,
-}
-
-impl SigningKey {
-    /// The committed test-only RSA key.
-    fn rsa(id: &'static str) -> Self {
-        let pem = include_bytes!("fixtures/test_rsa_key.pem");
-        SigningKey {
-            id,
-            algorithm: Algorithm::RS256,
-            key: EncodingKey::from_rsa_pem(pem).expect("RSA key"),
-        }
-    }
-
-    /// A P-256 key made now.
-    fn ec(id: &'static str) -> Self {
-        let pair = rcgen::KeyPair::generate_for(&rcgen::PKCS_ECDSA_P256_SHA256).expect("P-256");
-        SigningKey {
-            id,
-            algorithm: Algorithm::ES256,
-            key: EncodingKey::from_ec_pem(pair.serialize_pem().as_bytes()).expect("EC key"),
-        }
-    }
-
-    /// The public half as a JWK.
-    fn jwk(&self) -> Jwk {
-        let mut jwk = Jwk::from_encoding_key(&self.key, self.algorithm).expect("JWK");
-        jwk.common.key_id = Some(self.id.to_owned());
-        jwk
-    }
-
-    /// A token with `claims`, the standard ones filled in unless given.
-    fn token(&self, mut claims: Value) -> String {
-        let now = snodo_std::unix_seconds();
-        let fill = claims.as_object_mut().expect("claims object");
-        fill.entry("iss").or_insert(json!(ISSUER));
-        fill.entry("aud").or_insert(json!(RESOURCE));
-        fill.entry("exp").or_insert(json!(now + 300));
-        fill.entry("nbf").or_insert(json!(now - 1));
-        let mut header = Header::new(self.algorithm);
-        header.kid = Some(self.id.to_owned());
-        jsonwebtoken::encode(&header, &claims, &self.key).expect("signs")
-    }
-}
-
-fn jwks(keys: &[&SigningKey]) -> String {
-    let set = JwkSet {
-        keys: keys.iter().map(|k| k.jwk()).collect(),
-    };
-    serde_json::to_string(&set).expect("JWKS")
-}
-
-/// The authorization server's JWKS endpoint: a document the test can change, and how often
-/// it was fetched.
-#[derive(Clone)]
-struct JwksServer {
-    url: String,
-    document: Arc<Mutex<String>>,
-    fetches: Arc<AtomicUsize>,
-}
-
-impl JwksServer {
-    async fn start(document: String) -> Self {
-        let listener = TcpListener::bind("127.0.0.1:0").await.expect("binds");
-        let url = format!("http://{}/jwks.json", listener.local_addr().expect("addr"));
-        let server = JwksServer {
-            url,
-            document: Arc::new(Mutex::new(document)),
-            fetches: Arc::new(AtomicUsize::new(0)),
-        };
-        let state = server.clone();
-        let router = axum::Router::new().route(
-            "/jwks.json",
-            axum::routing::get(move || {
-                let state = state.clone();
-                async move {
-                    state.fetches.fetch_add(1, Ordering::SeqCst);
-                    state.document.lock().expect("lock").clone()
-                }
-            }),
-        );
-        tokio::spawn(async move { axum::serve(listener, router).await });
-        server
-    }
-
-    fn fetches(&self) -> usize {
-        self.fetches.load(Ordering::SeqCst)
-    }
-}
 
 fn resource_server() -> ResourceServer {
     ResourceServer::new(RESOURCE)
@@ -156,14 +60,6 @@ async fn start(keys: &[&SigningKey]) -> (Running, JwksServer) {
     (
         serve_service(preferences_service(verifier)).await,
         jwks_server,
-    )
-}
-
-fn bearer(request: Request<Full<Bytes>>, token: &str) -> Request<Full<Bytes>> {
-    with(
-        request,
-        "authorization",
-        format!("Bearer {token}").as_bytes(),
     )
 }
 

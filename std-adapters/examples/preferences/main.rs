@@ -14,6 +14,7 @@
 
 mod app;
 mod check;
+mod deploy_options;
 mod flow;
 mod more_flows;
 mod mrtr_app;
@@ -24,11 +25,12 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use snodo_core::server::Server;
-use snodo_std::http::{HttpConfig, HttpListener};
+use snodo_std::http::HttpConfig;
 use snodo_std::stdio::{StdioConfig, serve_stdio};
 use tracing_subscriber::EnvFilter;
 
 use app::App;
+use deploy_options::DeployOptions;
 
 const USAGE: &str = "\
 usage: preferences [--stdio | --http ADDR | --check]
@@ -53,10 +55,14 @@ enum Command {
     Help,
 }
 
-fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Command, String> {
+fn parse_args(args: impl IntoIterator<Item = String>) -> Result<(Command, DeployOptions), String> {
     let mut command = None;
+    let mut deploy = DeployOptions::default();
     let mut args = args.into_iter();
     while let Some(arg) = args.next() {
+        if deploy.take(&arg, &mut args)? {
+            continue;
+        }
         let next = match arg.as_str() {
             "--stdio" => Command::Stdio,
             "--http" => {
@@ -69,19 +75,19 @@ fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Command, String>
                 Command::Http(addr)
             }
             "--check" => Command::Check,
-            "-h" | "--help" => return Ok(Command::Help),
+            "-h" | "--help" => return Ok((Command::Help, deploy)),
             other => return Err(format!("unknown argument `{other}`")),
         };
         if command.replace(next).is_some() {
             return Err("give one mode".to_owned());
         }
     }
-    Ok(command.unwrap_or(Command::Stdio))
+    Ok((command.unwrap_or(Command::Stdio), deploy))
 }
 
 fn main() -> ExitCode {
-    let command = match parse_args(std::env::args().skip(1)) {
-        Ok(command) => command,
+    let (command, deploy) = match parse_args(std::env::args().skip(1)) {
+        Ok(parsed) => parsed,
         Err(problem) => {
             eprintln!("preferences: {problem}\n{USAGE}");
             return ExitCode::from(2);
@@ -89,11 +95,11 @@ fn main() -> ExitCode {
     };
     match command {
         Command::Help => {
-            print!("{USAGE}");
+            print!("{USAGE}{}", deploy_options::USAGE);
             ExitCode::SUCCESS
         }
         Command::Stdio => run_stdio(),
-        Command::Http(addr) => run_http(addr),
+        Command::Http(addr) => run_http(addr, deploy),
         Command::Check => run_check(),
     }
 }
@@ -125,7 +131,7 @@ fn run_stdio() -> ExitCode {
     }
 }
 
-fn run_http(addr: SocketAddr) -> ExitCode {
+fn run_http(addr: SocketAddr, deploy: DeployOptions) -> ExitCode {
     init_logging();
     let server = Server::new(app::config(), App::new());
     if let Err(e) = server.check() {
@@ -144,7 +150,7 @@ fn run_http(addr: SocketAddr) -> ExitCode {
     };
     let served = runtime.block_on(async {
         let config = HttpConfig::new().with_addr(addr);
-        let listener = HttpListener::bind(Arc::new(server), config).await?;
+        let (listener, health) = deploy.listen(Arc::new(server), config).await?;
         let url = listener.url()?;
         let mut stdout = std::io::stdout().lock();
         writeln!(stdout, "{url}")?;
@@ -155,6 +161,7 @@ fn run_http(addr: SocketAddr) -> ExitCode {
         tokio::spawn(async move {
             if tokio::signal::ctrl_c().await.is_ok() {
                 tracing::info!("interrupted; shutting down");
+                health.set_ready(false);
                 shutdown.shutdown();
             }
         });
