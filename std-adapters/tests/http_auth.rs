@@ -415,3 +415,61 @@ async fn tokens_are_never_logged() {
         assert!(!logs.contains(signature), "a token in the logs: {logs}");
     }
 }
+
+/// With feature `tls`, the JWKS comes over HTTPS from a server whose certificate the
+/// verifier is told to trust (and only from such a server).
+#[cfg(feature = "tls")]
+#[tokio::test]
+async fn the_jwks_is_fetched_over_https_from_a_trusted_server_only() {
+    use tokio_rustls::TlsAcceptor;
+    use tokio_rustls::rustls::{self, RootCertStore, ServerConfig};
+
+    let rsa = SigningKey::rsa("r1");
+    let made = rcgen::generate_simple_self_signed(vec!["localhost".to_owned()]).unwrap();
+    let key = rustls::pki_types::PrivateKeyDer::try_from(made.signing_key.serialize_der()).unwrap();
+    let config =
+        ServerConfig::builder_with_provider(Arc::new(rustls::crypto::ring::default_provider()))
+            .with_safe_default_protocol_versions()
+            .unwrap()
+            .with_no_client_auth()
+            .with_single_cert(vec![made.cert.der().clone()], key)
+            .unwrap();
+    let acceptor = TlsAcceptor::from(Arc::new(config));
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let document = jwks(&[&rsa]);
+    tokio::spawn(async move {
+        while let Ok((stream, _)) = listener.accept().await {
+            let (acceptor, document) = (acceptor.clone(), document.clone());
+            tokio::spawn(async move {
+                let Ok(tls) = acceptor.accept(stream).await else {
+                    return;
+                };
+                let service = hyper::service::service_fn(move |_request| {
+                    let body = Full::new(Bytes::from(document.clone()));
+                    async move { Ok::<_, std::convert::Infallible>(http::Response::new(body)) }
+                });
+                let _ = hyper::server::conn::http1::Builder::new()
+                    .serve_connection(hyper_util::rt::TokioIo::new(tls), service)
+                    .await;
+            });
+        }
+    });
+    let url = format!("https://localhost:{port}/jwks.json");
+    let token = rsa.token(json!({"sub": "erin", "scope": "prefs:read"}));
+
+    let mut roots = RootCertStore::empty();
+    roots.add(made.cert.der().clone()).unwrap();
+    let trusting = JwksVerifier::new(&url, ISSUER, RESOURCE)
+        .unwrap()
+        .with_tls_roots(roots);
+    let running = serve_service(preferences_service(trusting)).await;
+    let reply = send(running.addr, bearer(list_tools(running.addr), &token)).await;
+    assert_eq!(reply.status, StatusCode::OK);
+
+    // The built-in roots do not include the test's certificate: no keys, so 503.
+    let default_roots = JwksVerifier::new(&url, ISSUER, RESOURCE).unwrap();
+    let running = serve_service(preferences_service(default_roots)).await;
+    let reply = send(running.addr, bearer(list_tools(running.addr), &token)).await;
+    assert_eq!(reply.status, StatusCode::SERVICE_UNAVAILABLE);
+}

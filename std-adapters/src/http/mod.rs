@@ -73,8 +73,11 @@
 //!
 //! Callers are [`Principal::Anonymous`](snodo_core::server::Principal) unless
 //! [`McpService::with_principal`] names them from the request (after an authentication layer
-//! in front has verified them); `now` is the system clock in Unix seconds. Logs go through
-//! `tracing`.
+//! in front has verified them), or the OAuth resource server of `McpService::with_auth`
+//! (feature `auth`, module `auth`) has verified their bearer token; `now` is the system
+//! clock in Unix seconds. Each request runs in a `tracing` span, and
+//! [`McpService::with_metrics`] counts it ([`ops`]). With feature `tls`,
+//! `HttpListener::with_tls` serves HTTPS. `docs/auth.md` shows all of it.
 
 pub(crate) mod admission;
 #[cfg(feature = "auth")]

@@ -288,7 +288,7 @@ where
     }
 }
 
-/// The subject an authorization layer verified ([`auth`](super::auth), feature `auth`).
+/// The subject an authorization layer verified (module `auth`, feature `auth`).
 fn authenticated(parts: &Parts) -> Option<String> {
     #[cfg(feature = "auth")]
     if let Some(verified) = parts.extensions.get::<super::auth::Verified>() {

@@ -132,7 +132,7 @@ impl Authorization {
         let target = resource.policy.for_target(method, name.as_deref());
         let needed = || required().chain(target.iter().map(String::as_str));
         if !verified.has_all(needed()) {
-            tracing::debug!(subject = %verified.subject, "insufficient scope");
+            tracing::debug!("insufficient scope");
             let mut scopes: Vec<&str> = needed().collect();
             scopes.dedup();
             return self.refuse(

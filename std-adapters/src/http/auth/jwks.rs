@@ -10,6 +10,7 @@ use serde_json::Value;
 use tokio::time::Instant;
 
 use super::fetch::{FetchError, Roots, get};
+use super::token_cache::TokenCache;
 use super::verifier::{Rejected, TokenVerifier, Verified, VerifyFuture};
 
 /// Most keys kept from a JWKS; the rest are ignored.
@@ -28,7 +29,12 @@ const MAX_SCOPES: usize = 256;
 /// cache lacks fetches it again, at most once per
 /// [`with_min_refresh_interval`](Self::with_min_refresh_interval) (default 30 s), each fetch
 /// bounded by [`with_fetch_timeout`](Self::with_fetch_timeout) (default 5 s) and a 64 KiB
-/// document. `https` URLs need feature `tls` too. Cheap to clone; clones share the cache.
+/// document. `https` URLs need feature `tls` too.
+///
+/// A token that verified is remembered (by its SHA-256) until it expires or for 60 s,
+/// whichever is first, so a client sending the same token with every request pays for the
+/// signature check once a minute; at most 4096 are remembered
+/// ([`with_token_cache`](Self::with_token_cache)). Cheap to clone; clones share the caches.
 #[derive(Clone)]
 pub struct JwksVerifier {
     url: Option<http::Uri>,
@@ -40,6 +46,7 @@ pub struct JwksVerifier {
     #[cfg(feature = "tls")]
     roots: Option<Arc<tokio_rustls::rustls::RootCertStore>>,
     cache: Arc<Cache>,
+    verified: Arc<TokenCache>,
 }
 
 /// The keys fetched last, shared by clones.
@@ -125,6 +132,21 @@ impl JwksVerifier {
                 keys: RwLock::new(Arc::new(keys)),
                 last_fetch: tokio::sync::Mutex::new(None),
             }),
+            verified: Arc::new(TokenCache::new(
+                DEFAULT_CACHED_TOKENS,
+                DEFAULT_CACHED_TOKEN_TTL,
+            )),
+        }
+    }
+
+    /// Remembers at most `capacity` verified tokens, each for at most `ttl` (and never past
+    /// its expiry). `capacity` 0 checks every token's signature every time. Default 4096
+    /// and 60 s.
+    #[must_use]
+    pub fn with_token_cache(self, capacity: usize, ttl: Duration) -> Self {
+        JwksVerifier {
+            verified: Arc::new(TokenCache::new(capacity, ttl)),
+            ..self
         }
     }
 
@@ -164,6 +186,9 @@ impl JwksVerifier {
     }
 
     async fn check(&self, token: &str) -> Result<Verified, Rejected> {
+        if let Some(verified) = self.verified.get(token, crate::unix_seconds()) {
+            return Ok(verified);
+        }
         let header = jsonwebtoken::decode_header(token).map_err(|_| Rejected::Invalid)?;
         if !matches!(header.alg, Algorithm::RS256 | Algorithm::ES256) {
             return Err(Rejected::Invalid);
@@ -185,7 +210,12 @@ impl JwksVerifier {
             .find_map(|k| jsonwebtoken::decode::<Value>(token, &k.key, &validation).ok())
             .ok_or(Rejected::Invalid)?
             .claims;
-        verified(&claims).ok_or(Rejected::Invalid)
+        let caller = verified(&claims).ok_or(Rejected::Invalid)?;
+        if let Some(exp) = claims.get("exp").and_then(Value::as_u64) {
+            let valid_until = exp.saturating_add(self.leeway.as_secs());
+            self.verified.put(token, &caller, valid_until);
+        }
+        Ok(caller)
     }
 
     /// Fetches the JWKS again unless one was fetched lately, and returns the keys (as they
@@ -241,6 +271,11 @@ impl JwksVerifier {
         get(url, MAX_JWKS_LEN, roots).await
     }
 }
+
+/// Verified tokens remembered by default.
+const DEFAULT_CACHED_TOKENS: usize = 4096;
+/// Longest a verified token is remembered by default.
+const DEFAULT_CACHED_TOKEN_TTL: Duration = Duration::from_secs(60);
 
 /// Largest JWKS document read.
 const MAX_JWKS_LEN: usize = 64 * 1024;

@@ -59,6 +59,7 @@ mod jwks;
 mod layer;
 mod metadata;
 mod scopes;
+mod token_cache;
 mod verifier;
 
 pub use gate::Authorization;
