@@ -25,11 +25,15 @@
 //!
 //! ```no_run
 //! # use std::sync::Arc;
-//! # use snodo_core::server::{Config, Registry, Server};
+//! # use snodo_core::server::{Config, Done, Error, Registry, Server, ToolCall, ToolReply};
 //! # use snodo_std::AsyncHandler;
 //! # struct App;
 //! # impl Registry for App {}
-//! # impl AsyncHandler for App {}
+//! # impl AsyncHandler for App {
+//! #     async fn call_tool(&self, _: &ToolCall<'_>, r: ToolReply<'_>) -> Result<Done, Error> {
+//! #         Ok(r.text(""))
+//! #     }
+//! # }
 //! use snodo_std::http::auth::{Authorization, JwksVerifier, ResourceServer, ScopePolicy};
 //! use snodo_std::http::{HttpConfig, HttpListener, McpService};
 //!
