@@ -8,43 +8,16 @@ mod http_client;
 use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
-use std::sync::Arc;
+use std::process::Stdio;
 
 use auth_fixture::{ISSUER, JwksServer, RESOURCE, SigningKey, bearer, jwks};
 use bytes::Bytes;
 use http::{Request, StatusCode};
-use http_body_util::{BodyExt, Full};
-use hyper_util::rt::TokioIo;
+use http_body_util::Full;
 use serde_json::json;
-use tokio::net::TcpStream;
-use tokio_rustls::TlsConnector;
-use tokio_rustls::rustls::{self, ClientConfig, RootCertStore};
 
-use http_client::{PATIENCE, message, post, send};
-
-fn example() -> Command {
-    let mut dir = std::env::current_exe().expect("test binary path");
-    dir.pop();
-    if dir.ends_with("deps") {
-        dir.pop();
-    }
-    let path = dir
-        .join("examples")
-        .join(format!("preferences{}", std::env::consts::EXE_SUFFIX));
-    assert!(path.exists(), "{} is missing", path.display());
-    Command::new(path)
-}
-
-/// Kills the child when dropped, so a failing test leaves no server behind.
-struct Child(std::process::Child);
-
-impl Drop for Child {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
+use http_client::process::{Child, example};
+use http_client::{PATIENCE, message, post, send, tls};
 
 /// A directory of this test's own, removed at the end.
 struct TempDir(PathBuf);
@@ -53,39 +26,6 @@ impl Drop for TempDir {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.0);
     }
-}
-
-/// Sends `request` over a TLS connection that trusts `cert` only.
-async fn send_tls(
-    addr: SocketAddr,
-    cert: &rcgen::Certificate,
-    request: Request<Full<Bytes>>,
-) -> (StatusCode, serde_json::Value) {
-    let mut roots = RootCertStore::empty();
-    roots.add(cert.der().clone()).unwrap();
-    let config =
-        ClientConfig::builder_with_provider(Arc::new(rustls::crypto::ring::default_provider()))
-            .with_safe_default_protocol_versions()
-            .unwrap()
-            .with_root_certificates(roots)
-            .with_no_client_auth();
-    let stream = TcpStream::connect(addr).await.unwrap();
-    let name = rustls::pki_types::ServerName::try_from("localhost").unwrap();
-    let tls = TlsConnector::from(Arc::new(config))
-        .connect(name, stream)
-        .await
-        .expect("handshake");
-    let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(tls))
-        .await
-        .unwrap();
-    tokio::spawn(connection);
-    let response = tokio::time::timeout(PATIENCE, sender.send_request(request))
-        .await
-        .unwrap()
-        .unwrap();
-    let status = response.status();
-    let body = response.into_body().collect().await.unwrap().to_bytes();
-    (status, serde_json::from_slice(&body).unwrap_or_default())
 }
 
 #[tokio::test]
@@ -162,10 +102,10 @@ async fn the_example_serves_https_with_bearer_tokens_and_metrics() {
     let ops = ops.expect("the operations endpoint's address in the log");
 
     let list = || post(addr, &message(json!(1), "tools/list", json!({})));
-    let (status, _) = send_tls(addr, &made.cert, list()).await;
+    let (status, _) = tls::send(addr, &made.cert, list()).await;
     assert_eq!(status, StatusCode::UNAUTHORIZED);
     let reader = key.token(json!({"sub": "dana", "scope": "prefs:read"}));
-    let (status, body) = send_tls(addr, &made.cert, bearer(list(), &reader)).await;
+    let (status, body) = tls::send(addr, &made.cert, bearer(list(), &reader)).await;
     assert_eq!(status, StatusCode::OK);
     assert!(body["result"]["tools"].is_array());
     let preview = post(
@@ -176,7 +116,7 @@ async fn the_example_serves_https_with_bearer_tokens_and_metrics() {
             json!({"name": "preference_preview", "arguments": {"subject": "x"}}),
         ),
     );
-    let (status, _) = send_tls(addr, &made.cert, bearer(preview, &reader)).await;
+    let (status, _) = tls::send(addr, &made.cert, bearer(preview, &reader)).await;
     assert_eq!(status, StatusCode::FORBIDDEN);
 
     let get = |path: &str| {

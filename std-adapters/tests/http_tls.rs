@@ -14,10 +14,9 @@ use snodo_core::server::{Config, Done, Error, Registry, Server, Tool, ToolCall, 
 use snodo_std::AsyncHandler;
 use snodo_std::http::{HttpConfig, HttpListener, McpService, ShutdownHandle, TlsConfig};
 use tokio::net::TcpStream;
-use tokio_rustls::TlsConnector;
-use tokio_rustls::rustls::{self, ClientConfig, RootCertStore};
+use tokio_rustls::rustls::RootCertStore;
 
-use http_client::{PATIENCE, message, post};
+use http_client::{PATIENCE, message, post, tls};
 
 struct Echo;
 
@@ -55,29 +54,11 @@ async fn start() -> (SocketAddr, String, rcgen::Certificate, ShutdownHandle) {
     (addr, url, made.cert, shutdown)
 }
 
-fn client(roots: RootCertStore) -> TlsConnector {
-    let config =
-        ClientConfig::builder_with_provider(Arc::new(rustls::crypto::ring::default_provider()))
-            .with_safe_default_protocol_versions()
-            .unwrap()
-            .with_root_certificates(roots)
-            .with_no_client_auth();
-    TlsConnector::from(Arc::new(config))
-}
-
-fn localhost() -> rustls::pki_types::ServerName<'static> {
-    rustls::pki_types::ServerName::try_from("localhost").unwrap()
-}
-
 #[tokio::test]
 async fn a_client_that_trusts_the_certificate_gets_answers_over_https() {
     let (addr, url, cert, shutdown) = start().await;
     assert!(url.starts_with("https://127.0.0.1:"), "{url}");
-    let mut roots = RootCertStore::empty();
-    roots.add(cert.der().clone()).unwrap();
-    let stream = TcpStream::connect(addr).await.unwrap();
-    let tls = client(roots)
-        .connect(localhost(), stream)
+    let tls = tls::connect(addr, tls::trusting(&cert))
         .await
         .expect("handshake");
     let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(tls))
@@ -110,10 +91,7 @@ async fn a_client_that_trusts_the_certificate_gets_answers_over_https() {
 #[tokio::test]
 async fn a_client_that_does_not_trust_it_or_speaks_plain_http_gets_nothing() {
     let (addr, _url, _cert, shutdown) = start().await;
-    let stream = TcpStream::connect(addr).await.unwrap();
-    let refused = client(RootCertStore::empty())
-        .connect(localhost(), stream)
-        .await;
+    let refused = tls::connect(addr, RootCertStore::empty()).await;
     assert!(
         refused.is_err(),
         "an untrusted certificate fails the handshake"

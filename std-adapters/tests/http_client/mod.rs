@@ -19,6 +19,9 @@ use tokio::net::TcpStream;
 use tokio::task::JoinHandle;
 
 pub mod logs;
+pub mod process;
+#[cfg(feature = "tls")]
+pub mod tls;
 
 /// How long a test waits for anything before it fails.
 pub const PATIENCE: Duration = Duration::from_secs(10);
