@@ -27,7 +27,10 @@ use http_client::{Running, message, post, send, serve_service, with};
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
 use serde_json::{Value, json};
 use snodo_core::server::Server;
-use snodo_std::http::auth::{AuthLayer, Authorization, JwksVerifier, ResourceServer, ScopePolicy};
+use snodo_std::http::auth::{
+    AuthLayer, Authorization, JwksVerifier, Rejected, ResourceServer, ScopePolicy, TokenVerifier,
+    Verified, VerifyFuture,
+};
 use snodo_std::http::{HttpConfig, McpService};
 use tokio::net::TcpListener;
 
@@ -472,4 +475,44 @@ async fn the_jwks_is_fetched_over_https_from_a_trusted_server_only() {
     let running = serve_service(preferences_service(default_roots)).await;
     let reply = send(running.addr, bearer(list_tools(running.addr), &token)).await;
     assert_eq!(reply.status, StatusCode::SERVICE_UNAVAILABLE);
+}
+
+/// Opaque tokens, checked by the application: `opaque.<subject>.<scope>` grants
+/// `prefs:<scope>` for the test.
+struct OpaqueTokens;
+
+impl TokenVerifier for OpaqueTokens {
+    fn verify<'a>(&'a self, token: &'a str) -> VerifyFuture<'a> {
+        Box::pin(async move {
+            let mut parts = token.split('.');
+            match (parts.next(), parts.next(), parts.next()) {
+                (Some("opaque"), Some(subject), Some(scope)) => Ok(Verified {
+                    subject: subject.to_owned(),
+                    scopes: vec![format!("prefs:{scope}")],
+                }),
+                _ if token == "down" => Err(Rejected::Unavailable),
+                _ => Err(Rejected::Invalid),
+            }
+        })
+    }
+}
+
+#[tokio::test]
+async fn an_application_verifier_decides_instead_of_the_jwks() {
+    let server = Server::new(app::config(), app::App::new());
+    let config = HttpConfig::new().with_addr(SocketAddr::from(([127, 0, 0, 1], 0)));
+    let service = McpService::new(Arc::new(server), config)
+        .with_auth(Authorization::new(resource_server(), OpaqueTokens));
+    let running = serve_service(service).await;
+    let addr = running.addr;
+    for (token, status) in [
+        ("opaque.alice.read", StatusCode::OK),
+        ("opaque.alice.other", StatusCode::FORBIDDEN),
+        ("opaque:alice", StatusCode::UNAUTHORIZED), // not token68 syntax
+        ("garbage", StatusCode::UNAUTHORIZED),
+        ("down", StatusCode::SERVICE_UNAVAILABLE),
+    ] {
+        let reply = send(addr, bearer(list_tools(addr), token)).await;
+        assert_eq!(reply.status, status, "{token}");
+    }
 }
