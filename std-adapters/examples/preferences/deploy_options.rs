@@ -4,9 +4,7 @@
 use std::io;
 use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::sync::Arc;
 
-use snodo_core::server::Server;
 use snodo_std::AsyncHandler;
 use snodo_std::http::ops::{Health, Metrics, OpsServer};
 use snodo_std::http::{AllowList, HttpConfig, HttpListener, McpService};
@@ -85,19 +83,20 @@ impl DeployOptions {
             || !self.auth_tool_scopes.is_empty()
     }
 
-    /// Binds the endpoint for `server` with `config` as these flags say, starts the
-    /// operations endpoint when asked, and returns the listener and its readiness (ready).
+    /// Binds the endpoint that `service` makes from `config`, as these flags say, and starts
+    /// the operations endpoint when asked (ready once bound, unready from the first
+    /// `SIGTERM` or Ctrl-C, when the listener starts draining).
     pub async fn listen<A: AsyncHandler + 'static>(
         self,
-        server: Arc<Server<'static, A>>,
         config: HttpConfig,
-    ) -> io::Result<(HttpListener<A>, Health)> {
+        service: impl FnOnce(HttpConfig) -> McpService<A>,
+    ) -> io::Result<HttpListener<A>> {
         let refuse = |problem: String| io::Error::new(io::ErrorKind::InvalidInput, problem);
         let mut config = config;
         if let Some(resource) = &self.auth_resource {
             config = allow_resource_host(config, resource).map_err(refuse)?;
         }
-        let mut service = McpService::new(server, config);
+        let mut service = service(config);
         if self.auth_wanted() {
             service = self.with_auth(service).map_err(refuse)?;
         }
@@ -116,7 +115,8 @@ impl DeployOptions {
             _ => return Err(refuse("--tls-cert and --tls-key go together".into())),
         };
         health.set_ready(true);
-        Ok((listener, health))
+        unready_on_terminate(health)?;
+        Ok(listener)
     }
 
     #[cfg(feature = "auth")]
@@ -158,6 +158,23 @@ impl DeployOptions {
     ) -> Result<McpService<A>, String> {
         Err("this build has no authorization: build with feature `auth`".into())
     }
+}
+
+/// Marks `health` unready at the signals that drain the listener.
+fn unready_on_terminate(health: Health) -> io::Result<()> {
+    #[cfg(unix)]
+    let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
+    tokio::spawn(async move {
+        #[cfg(unix)]
+        tokio::select! {
+            _ = terminate.recv() => {}
+            _ = tokio::signal::ctrl_c() => {}
+        }
+        #[cfg(not(unix))]
+        let _ = tokio::signal::ctrl_c().await;
+        health.set_ready(false);
+    });
+    Ok(())
 }
 
 /// `config` with the host of the canonical `resource` URI allowed in `Host` and `Origin`.

@@ -31,6 +31,7 @@ use super::ops::{Metrics, Observation, Outcome};
 use crate::clock::unix_seconds;
 use crate::events::{EventBus, ServerEvent, everything_wanted, next_event};
 use crate::handler::{AsyncHandler, run_call};
+use crate::server_slot::ServerSlot;
 
 /// Errors a request body may fail with.
 type BoxError = Box<dyn std::error::Error + Send + Sync>;
@@ -50,7 +51,7 @@ pub struct McpService<A: 'static> {
 }
 
 struct Inner<A: 'static> {
-    server: Arc<Server<'static, A>>,
+    servers: ServerSlot<A>,
     config: Arc<HttpConfig>,
     principal: Option<Arc<PrincipalHook>>,
     events: Option<EventBus>,
@@ -63,7 +64,7 @@ struct Inner<A: 'static> {
 impl<A> Clone for Inner<A> {
     fn clone(&self) -> Self {
         Inner {
-            server: Arc::clone(&self.server),
+            servers: self.servers.clone(),
             config: Arc::clone(&self.config),
             principal: self.principal.clone(),
             events: self.events.clone(),
@@ -106,10 +107,17 @@ const KEEP_BUFFERS: usize = 64;
 impl<A: AsyncHandler + 'static> McpService<A> {
     /// The endpoint for `server`, with anonymous callers and no change events.
     pub fn new(server: Arc<Server<'static, A>>, config: HttpConfig) -> Self {
+        Self::with_slot(ServerSlot::new(server), config)
+    }
+
+    /// The endpoint for whatever server `servers` holds when each request starts (a
+    /// [`KeyRingReloader`](crate::keys::KeyRingReloader) replaces it when the key ring
+    /// changes; requests in flight finish on the server they started with).
+    pub fn with_slot(servers: ServerSlot<A>, config: HttpConfig) -> Self {
         let buffers = BufferPool::new(config.max_response_len, KEEP_BUFFERS);
         McpService {
             inner: Arc::new(Inner {
-                server,
+                servers,
                 config: Arc::new(config),
                 principal: None,
                 events: None,
@@ -184,9 +192,9 @@ impl<A: AsyncHandler + 'static> McpService<A> {
         &self.inner.config
     }
 
-    /// The server.
-    pub fn server(&self) -> &Arc<Server<'static, A>> {
-        &self.inner.server
+    /// The server a request starting now uses.
+    pub fn server(&self) -> Arc<Server<'static, A>> {
+        self.inner.servers.load()
     }
 
     /// Ends every `subscriptions/listen` stream, now and from now on, with its closing
@@ -322,7 +330,8 @@ async fn run<A: AsyncHandler + 'static>(
     outputs: mpsc::Sender<Out>,
     mut observation: Observation,
 ) {
-    let server = &*inner.server;
+    let server = inner.servers.load();
+    let server = &*server;
     let limits = server.config().limits;
     let parsed = rpc::parse(&body, &limits);
     observation.target(&parsed);
