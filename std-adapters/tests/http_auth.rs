@@ -516,3 +516,97 @@ async fn an_application_verifier_decides_instead_of_the_jwks() {
         assert_eq!(reply.status, status, "{token}");
     }
 }
+
+#[tokio::test]
+async fn resources_and_prompts_have_their_own_scopes() {
+    let rsa = SigningKey::rsa("r1");
+    let jwks_server = JwksServer::start(jwks(&[&rsa])).await;
+    let verifier = JwksVerifier::new(&jwks_server.url, ISSUER, RESOURCE).unwrap();
+    let resource = resource_server().policy(
+        ScopePolicy::new()
+            .resource("preview://about", ["prefs:about"])
+            .prompt("greeting_prompt", ["prefs:prompts"]),
+    );
+    let server = Server::new(app::config(), app::App::new());
+    let config = HttpConfig::new().with_addr(SocketAddr::from(([127, 0, 0, 1], 0)));
+    let service =
+        McpService::new(Arc::new(server), config).with_auth(Authorization::new(resource, verifier));
+    let running = serve_service(service).await;
+    let addr = running.addr;
+    let read = message(
+        json!(1),
+        "resources/read",
+        json!({"uri": "preview://about"}),
+    );
+    let prompt = message(
+        json!(2),
+        "prompts/get",
+        json!({"name": "greeting_prompt", "arguments": {"name": "Ada"}}),
+    );
+    let reader = rsa.token(json!({"sub": "a", "scope": "prefs:read"}));
+    for (body, scope) in [(&read, "prefs:about"), (&prompt, "prefs:prompts")] {
+        let reply = send(addr, bearer(post(addr, body), &reader)).await;
+        assert_eq!(reply.status, StatusCode::FORBIDDEN, "{scope}");
+        assert!(
+            challenge(&reply).contains(&format!("scope=\"prefs:read {scope}\"")),
+            "{}",
+            challenge(&reply)
+        );
+        let granted = rsa.token(json!({"sub": "a", "scope": format!("prefs:read {scope}")}));
+        let reply = send(addr, bearer(post(addr, body), &granted)).await;
+        assert_eq!(reply.status, StatusCode::OK, "{scope}: {:?}", reply.json());
+        assert!(reply.json()["result"].is_object());
+    }
+}
+
+#[tokio::test]
+async fn the_token_goes_no_further_than_the_resource_server() {
+    use tower::{Layer, ServiceBuilder, ServiceExt};
+
+    let rsa = SigningKey::rsa("r1");
+    let verifier = JwksVerifier::from_jwks(jwks(&[&rsa]).as_bytes(), ISSUER, RESOURCE).unwrap();
+    let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let record = Arc::clone(&seen);
+    let server = Server::new(app::config(), app::App::new());
+    let inner = ServiceBuilder::new()
+        .map_request(move |request: Request<Full<Bytes>>| {
+            let headers: Vec<String> = request.headers().keys().map(|k| k.to_string()).collect();
+            record.lock().unwrap().push(headers);
+            request
+        })
+        .service(McpService::new(Arc::new(server), HttpConfig::new()));
+    let guarded = AuthLayer::new(Authorization::new(resource_server(), verifier)).layer(inner);
+    let addr = SocketAddr::from(([127, 0, 0, 1], 8080));
+    let token = rsa.token(json!({"sub": "a", "scope": "prefs:read"}));
+    let response = guarded
+        .oneshot(bearer(list_tools(addr), &token))
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    let seen = seen.lock().unwrap();
+    assert_eq!(seen.len(), 1);
+    assert!(seen[0].iter().any(|h| h == "mcp-method"), "{seen:?}");
+    assert!(!seen[0].iter().any(|h| h == "authorization"), "{seen:?}");
+}
+
+#[tokio::test]
+async fn a_jwks_server_that_never_answers_is_given_up_on_in_time() {
+    let silent = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/jwks.json", silent.local_addr().unwrap());
+    // Accepts connections and never answers.
+    let held = tokio::spawn(async move {
+        let mut open = Vec::new();
+        while let Ok((stream, _)) = silent.accept().await {
+            open.push(stream);
+        }
+    });
+    let verifier = JwksVerifier::new(&url, ISSUER, RESOURCE)
+        .unwrap()
+        .with_fetch_timeout(Duration::from_millis(100));
+    let running = serve_service(preferences_service(verifier)).await;
+    let addr = running.addr;
+    let token = SigningKey::rsa("r1").token(json!({"sub": "a", "scope": "prefs:read"}));
+    let reply = send(addr, bearer(list_tools(addr), &token)).await;
+    assert_eq!(reply.status, StatusCode::SERVICE_UNAVAILABLE);
+    held.abort();
+}

@@ -226,18 +226,13 @@ impl<A: AsyncHandler + 'static> McpService<A> {
         }
         #[cfg(feature = "auth")]
         if let Some(auth) = &inner.auth {
-            match auth
-                .decide(&parts)
+            let admitted = auth
+                .admit(&mut parts)
                 .instrument(observation.span().clone())
-                .await
-            {
-                super::auth::Decision::Pass(verified) => {
-                    parts.extensions.insert(verified);
-                }
-                super::auth::Decision::Refuse(response) => {
-                    observation.finish(|| Outcome::Refused(response.status()));
-                    return response;
-                }
+                .await;
+            if let Err(refusal) = admitted {
+                observation.finish(|| Outcome::Refused(refusal.status()));
+                return refusal;
             }
         }
         let body = match read_body(body, config.max_body_len, config.body_read_timeout).await {

@@ -41,14 +41,6 @@ impl fmt::Debug for Authorization {
     }
 }
 
-/// What the gate decided for a request to the endpoint.
-pub(crate) enum Decision {
-    /// Go on, as this caller.
-    Pass(Verified),
-    /// Answer this instead.
-    Refuse(Response<McpBody>),
-}
-
 impl Authorization {
     /// `resource`'s tokens checked by `verifier`.
     pub fn new(resource: ResourceServer, verifier: impl TokenVerifier) -> Self {
@@ -88,8 +80,18 @@ impl Authorization {
         Some(response)
     }
 
-    /// Checks the bearer token of a request to the endpoint, and the scopes its target needs.
-    pub(crate) async fn decide(&self, parts: &Parts) -> Decision {
+    /// Checks the bearer token of a request to the endpoint and the scopes its target needs.
+    /// When both pass, the [`Verified`] caller goes into the request's extensions and the
+    /// `Authorization` header is removed, so nothing after this sees the token; otherwise
+    /// the refusal to answer with.
+    pub(crate) async fn admit(&self, parts: &mut Parts) -> Result<(), Response<McpBody>> {
+        let verified = self.decide(parts).await?;
+        parts.headers.remove(AUTHORIZATION);
+        parts.extensions.insert(verified);
+        Ok(())
+    }
+
+    async fn decide(&self, parts: &Parts) -> Result<Verified, Response<McpBody>> {
         let inner = &*self.inner;
         let resource = &inner.resource;
         let required = || resource.required().iter().map(String::as_str);
@@ -97,11 +99,15 @@ impl Authorization {
             Bearer::Missing => {
                 tracing::debug!("no bearer token");
                 let scopes: Vec<&str> = required().collect();
-                return self.refuse(StatusCode::UNAUTHORIZED, ChallengeError::None, &scopes);
+                return Err(self.refuse(StatusCode::UNAUTHORIZED, ChallengeError::None, &scopes));
             }
             Bearer::Malformed => {
                 tracing::debug!("malformed bearer token");
-                return self.refuse(StatusCode::UNAUTHORIZED, ChallengeError::InvalidToken, &[]);
+                return Err(self.refuse(
+                    StatusCode::UNAUTHORIZED,
+                    ChallengeError::InvalidToken,
+                    &[],
+                ));
             }
             Bearer::Token(token) => token,
         };
@@ -109,7 +115,11 @@ impl Authorization {
             Ok(verified) => verified,
             Err(Rejected::Invalid) => {
                 tracing::debug!("bearer token refused");
-                return self.refuse(StatusCode::UNAUTHORIZED, ChallengeError::InvalidToken, &[]);
+                return Err(self.refuse(
+                    StatusCode::UNAUTHORIZED,
+                    ChallengeError::InvalidToken,
+                    &[],
+                ));
             }
             Err(Rejected::Unavailable) => {
                 tracing::warn!("bearer token not checked: keys unavailable");
@@ -120,7 +130,7 @@ impl Authorization {
                 response
                     .headers_mut()
                     .insert(RETRY_AFTER, HeaderValue::from_static("5"));
-                return Decision::Refuse(response);
+                return Err(response);
             }
         };
         resource.policy.expand(&mut verified.scopes);
@@ -135,16 +145,21 @@ impl Authorization {
             tracing::debug!("insufficient scope");
             let mut scopes: Vec<&str> = needed().collect();
             scopes.dedup();
-            return self.refuse(
+            return Err(self.refuse(
                 StatusCode::FORBIDDEN,
                 ChallengeError::InsufficientScope,
                 &scopes,
-            );
+            ));
         }
-        Decision::Pass(verified)
+        Ok(verified)
     }
 
-    fn refuse(&self, status: StatusCode, error: ChallengeError, scopes: &[&str]) -> Decision {
+    fn refuse(
+        &self,
+        status: StatusCode,
+        error: ChallengeError,
+        scopes: &[&str],
+    ) -> Response<McpBody> {
         let message = match error {
             ChallengeError::None => "Unauthorized: a bearer token is required",
             ChallengeError::InvalidToken => "Unauthorized: the bearer token is not valid",
@@ -155,7 +170,7 @@ impl Authorization {
             WWW_AUTHENTICATE,
             challenge(&self.inner.metadata_url, error, scopes),
         );
-        Decision::Refuse(response)
+        response
     }
 }
 

@@ -7,7 +7,7 @@ use std::task::{Context, Poll};
 use http::{Request, Response};
 use tower_service::Service;
 
-use super::gate::{Authorization, Decision};
+use super::gate::Authorization;
 use crate::http::body::McpBody;
 
 /// A tower layer that puts an [`Authorization`] in front of a service answering with
@@ -72,12 +72,9 @@ where
             if let Some(metadata) = auth.metadata(&parts) {
                 return Ok(metadata);
             }
-            match auth.decide(&parts).await {
-                Decision::Refuse(response) => Ok(response),
-                Decision::Pass(verified) => {
-                    parts.extensions.insert(verified);
-                    inner.call(Request::from_parts(parts, body)).await
-                }
+            match auth.admit(&mut parts).await {
+                Err(refusal) => Ok(refusal),
+                Ok(()) => inner.call(Request::from_parts(parts, body)).await,
             }
         })
     }

@@ -67,7 +67,6 @@ mod token_cache;
 mod verifier;
 
 pub use gate::Authorization;
-pub(crate) use gate::Decision;
 pub use jwks::{JwksError, JwksVerifier};
 pub use layer::{AuthLayer, AuthService};
 pub use metadata::{ResourceServer, ResourceUriError};
