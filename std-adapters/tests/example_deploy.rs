@@ -95,7 +95,12 @@ async fn the_example_serves_https_with_bearer_tokens_and_metrics() {
         .trim_end()
         .strip_prefix("https://127.0.0.1:")
         .and_then(|r| r.strip_suffix("/mcp"))
-        .unwrap_or_else(|| panic!("an https URL: {url:?}"))
+        .unwrap_or_else(|| {
+            panic!(
+                "an https URL: {url:?} (an example built without features auth and tls \
+                 exits at once: `cargo test -p snodo-std --features auth,tls` builds it with them)"
+            )
+        })
         .parse()
         .unwrap();
     let addr = SocketAddr::from(([127, 0, 0, 1], port));
