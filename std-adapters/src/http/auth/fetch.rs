@@ -83,11 +83,11 @@ where
         if response.status() != http::StatusCode::OK {
             return Err(FetchError::Status(response.status()));
         }
-        Limited::new(response.into_body(), limit)
-            .collect()
-            .await
-            .map(|body| body.to_bytes())
-            .map_err(|_| FetchError::TooLarge)
+        match Limited::new(response.into_body(), limit).collect().await {
+            Ok(body) => Ok(body.to_bytes()),
+            Err(e) if e.is::<http_body_util::LengthLimitError>() => Err(FetchError::TooLarge),
+            Err(e) => Err(FetchError::Http(e.to_string())),
+        }
     }
     .await;
     connection.abort();

@@ -3,7 +3,8 @@
 //! and an [`OpsServer`] that shows them with liveness and readiness ([`Health`]) on an
 //! address of its own.
 //!
-//! Every request runs in an `info` span `mcp.request` with `method`, `name` (the tool,
+//! Every request runs in a `debug` span `mcp.request` (the level tower-http's traces use:
+//! at the usual `info`, a request costs no span at all) with `method`, `name` (the tool,
 //! prompt or resource URI named), `era` (the protocol revision, `2026-07-28`), `outcome`
 //! and `latency_ms`, and ends with a `debug` event `answered`. Argument values, answers,
 //! bearer tokens and principals are never recorded.

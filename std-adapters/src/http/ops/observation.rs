@@ -27,7 +27,7 @@ pub(crate) struct Observation {
 
 impl Observation {
     pub(crate) fn start(metrics: Option<&Metrics>) -> Self {
-        let span = tracing::info_span!(
+        let span = tracing::debug_span!(
             "mcp.request",
             method = Empty,
             name = Empty,
