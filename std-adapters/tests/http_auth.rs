@@ -610,3 +610,22 @@ async fn a_jwks_server_that_never_answers_is_given_up_on_in_time() {
     assert_eq!(reply.status, StatusCode::SERVICE_UNAVAILABLE);
     held.abort();
 }
+
+#[tokio::test]
+async fn a_jwks_over_its_size_limit_is_not_read() {
+    let rsa = SigningKey::rsa("r1");
+    let token = rsa.token(json!({"sub": "a", "scope": "prefs:read"}));
+    // The same keys padded with an unknown member: 1 KiB is read, 70 KiB is not (64 KiB).
+    for (pad, status) in [
+        (1024, StatusCode::OK),
+        (70 * 1024, StatusCode::SERVICE_UNAVAILABLE),
+    ] {
+        let padding = format!("{{\"pad\":\"{}\",", "x".repeat(pad));
+        let jwks_server = JwksServer::start(jwks(&[&rsa]).replacen('{', &padding, 1)).await;
+        let verifier = JwksVerifier::new(&jwks_server.url, ISSUER, RESOURCE).unwrap();
+        let running = serve_service(preferences_service(verifier)).await;
+        let addr = running.addr;
+        let reply = send(addr, bearer(list_tools(addr), &token)).await;
+        assert_eq!(reply.status, status, "{pad} bytes of padding");
+    }
+}
