@@ -39,6 +39,15 @@
 //! serve_stdio(server, StdioConfig::default()).await
 //! # }
 //! ```
+//!
+//! # Features
+//!
+//! - `auth`: `http::auth`, the Streamable HTTP endpoint as an OAuth 2.1 resource server
+//!   (bearer JWTs checked against a JWKS, protected resource metadata, scopes).
+//! - `tls`: HTTPS for the listener with rustls (`http::TlsConfig`).
+//! - `bridge-bin` (default): the `snodo-bridge` binary.
+//!
+//! Metrics, health and the per-request `tracing` span ([`http::ops`]) need no feature.
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
@@ -57,6 +66,11 @@ pub mod signals;
 pub mod stdio;
 #[cfg(feature = "typed")]
 pub mod typed;
+
+/// The Rust examples of `docs/auth.md`, compiled as doctests.
+#[cfg(all(doctest, feature = "auth"))]
+#[doc = include_str!("../../docs/auth.md")]
+pub struct AuthGuide;
 
 pub use clock::unix_seconds;
 pub use handler::{AsyncHandler, handle, run_call};

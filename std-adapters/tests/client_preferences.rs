@@ -6,7 +6,6 @@
 //!
 //! `cargo test -p snodo-std` builds the example next to the test binaries.
 
-use std::path::PathBuf;
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -18,21 +17,11 @@ use snodo_std::client::{
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
 
+#[path = "http_client/process.rs"]
+mod process;
+
 fn example() -> Command {
-    let mut dir = std::env::current_exe().expect("test binary path");
-    dir.pop();
-    if dir.ends_with("deps") {
-        dir.pop();
-    }
-    let path: PathBuf = dir
-        .join("examples")
-        .join(format!("preferences{}", std::env::consts::EXE_SUFFIX));
-    assert!(
-        path.exists(),
-        "{} is missing: run `cargo test -p snodo-std`, which builds the examples",
-        path.display()
-    );
-    let mut command = Command::new(path);
+    let mut command = Command::new(process::example_path("preferences"));
     command
         .env("RUST_LOG", "warn")
         .stderr(Stdio::null())

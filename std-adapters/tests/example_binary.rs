@@ -6,28 +6,13 @@
 //! (`target/<profile>/examples/`).
 
 use std::io::{BufRead, BufReader, Write};
-use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
 use serde_json::{Value, json};
 
-/// The path of the example `name`.
-fn example_path(name: &str) -> PathBuf {
-    let mut dir = std::env::current_exe().expect("test binary path");
-    dir.pop();
-    if dir.ends_with("deps") {
-        dir.pop();
-    }
-    let path = dir
-        .join("examples")
-        .join(format!("{name}{}", std::env::consts::EXE_SUFFIX));
-    assert!(
-        path.exists(),
-        "{} is missing: run `cargo test -p snodo-std`, which builds the examples",
-        path.display()
-    );
-    path
-}
+#[path = "http_client/process.rs"]
+mod process;
+use process::example_path;
 
 fn example() -> Command {
     Command::new(example_path("preferences"))

@@ -10,10 +10,10 @@ mod flows;
 
 use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
-use std::path::PathBuf;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 use http::StatusCode;
+use http_client::process::{Child, example};
 use http_client::{Running, first_text, message, post, send, serve, serve_service, with};
 use serde_json::{Value, json};
 use snodo_std::http::{HttpConfig, McpService};
@@ -164,33 +164,6 @@ async fn slow_count_streams_its_progress() {
     }
     assert_eq!(events[3]["id"], 7);
     assert_eq!(first_text(&events[3]), "Counted to 3.");
-}
-
-fn example() -> Command {
-    let mut dir = std::env::current_exe().expect("test binary path");
-    dir.pop();
-    if dir.ends_with("deps") {
-        dir.pop();
-    }
-    let path: PathBuf = dir
-        .join("examples")
-        .join(format!("preferences{}", std::env::consts::EXE_SUFFIX));
-    assert!(
-        path.exists(),
-        "{} is missing: run `cargo test -p snodo-std`, which builds the examples",
-        path.display()
-    );
-    Command::new(path)
-}
-
-/// Kills the child when dropped, so a failing test leaves no server behind.
-struct Child(std::process::Child);
-
-impl Drop for Child {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
 }
 
 #[tokio::test]

@@ -15,6 +15,7 @@
 
 mod app;
 mod check;
+mod deploy_options;
 mod flows;
 mod keys_options;
 
@@ -22,10 +23,12 @@ use std::io::Write;
 use std::net::SocketAddr;
 use std::process::ExitCode;
 
-use snodo_std::http::{HttpConfig, HttpListener, McpService};
+use snodo_std::http::{HttpConfig, McpService};
 use snodo_std::keys::KeyRingSource;
 use snodo_std::stdio::{StdioConfig, serve_stdio};
 use tracing_subscriber::EnvFilter;
+
+use deploy_options::DeployOptions;
 
 const USAGE: &str = "\
 usage: preferences [--stdio | --http ADDR | --check]
@@ -50,10 +53,14 @@ enum Command {
     Help,
 }
 
-fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Command, String> {
+fn parse_args(args: impl IntoIterator<Item = String>) -> Result<(Command, DeployOptions), String> {
     let mut command = None;
+    let mut deploy = DeployOptions::default();
     let mut args = args.into_iter();
     while let Some(arg) = args.next() {
+        if deploy.take(&arg, &mut args)? {
+            continue;
+        }
         let next = match arg.as_str() {
             "--stdio" => Command::Stdio,
             "--http" => {
@@ -66,14 +73,14 @@ fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Command, String>
                 Command::Http(addr)
             }
             "--check" => Command::Check,
-            "-h" | "--help" => return Ok(Command::Help),
+            "-h" | "--help" => return Ok((Command::Help, deploy)),
             other => return Err(format!("unknown argument `{other}`")),
         };
         if command.replace(next).is_some() {
             return Err("give one mode".to_owned());
         }
     }
-    Ok(command.unwrap_or(Command::Stdio))
+    Ok((command.unwrap_or(Command::Stdio), deploy))
 }
 
 fn main() -> ExitCode {
@@ -84,8 +91,8 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let command = match parse_args(args) {
-        Ok(command) => command,
+    let (command, deploy) = match parse_args(args) {
+        Ok(parsed) => parsed,
         Err(problem) => {
             eprintln!("preferences: {problem}\n{USAGE}");
             return ExitCode::from(2);
@@ -93,11 +100,11 @@ fn main() -> ExitCode {
     };
     match command {
         Command::Help => {
-            print!("{USAGE}{}", keys_options::USAGE);
+            print!("{USAGE}{}{}", keys_options::USAGE, deploy_options::USAGE);
             ExitCode::SUCCESS
         }
         Command::Stdio => run_stdio(keyring),
-        Command::Http(addr) => run_http(addr, keyring),
+        Command::Http(addr) => run_http(addr, keyring, deploy),
         Command::Check => run_check(),
     }
 }
@@ -127,7 +134,7 @@ fn run_stdio(keyring: Option<KeyRingSource>) -> ExitCode {
     }
 }
 
-fn run_http(addr: SocketAddr, keyring: Option<KeyRingSource>) -> ExitCode {
+fn run_http(addr: SocketAddr, keyring: Option<KeyRingSource>, deploy: DeployOptions) -> ExitCode {
     init_logging();
     let Some(keys) = keys_options::StateKeys::load_checked(keyring) else {
         return ExitCode::FAILURE;
@@ -144,8 +151,11 @@ fn run_http(addr: SocketAddr, keyring: Option<KeyRingSource>) -> ExitCode {
     };
     let served = runtime.block_on(async {
         let config = HttpConfig::new().with_addr(addr);
-        let service = McpService::with_slot(keys.slot().clone(), config);
-        let listener = HttpListener::bind_service(service).await?;
+        let listener = deploy
+            .listen(config, |config| {
+                McpService::with_slot(keys.slot().clone(), config)
+            })
+            .await?;
         let url = listener.url()?;
         let mut stdout = std::io::stdout().lock();
         writeln!(stdout, "{url}")?;

@@ -27,6 +27,8 @@ pub struct HttpListener<A: 'static> {
     listener: TcpListener,
     service: McpService<A>,
     stop: watch::Sender<bool>,
+    #[cfg(feature = "tls")]
+    tls: Option<super::tls::TlsConfig>,
 }
 
 /// Asks a listener to shut down: stop accepting, end subscription streams with their closing
@@ -65,7 +67,18 @@ impl<A: AsyncHandler + 'static> HttpListener<A> {
             listener,
             service,
             stop: watch::Sender::new(false),
+            #[cfg(feature = "tls")]
+            tls: None,
         })
+    }
+
+    /// Serves HTTPS: every connection starts with a TLS handshake, which must finish within
+    /// [`HttpConfig::header_read_timeout`].
+    #[cfg(feature = "tls")]
+    #[must_use]
+    pub fn with_tls(mut self, tls: super::tls::TlsConfig) -> Self {
+        self.tls = Some(tls);
+        self
     }
 
     /// The bound address (with the port the system picked for port 0).
@@ -76,7 +89,11 @@ impl<A: AsyncHandler + 'static> HttpListener<A> {
     /// The MCP endpoint's URL, e.g. `http://127.0.0.1:8080/mcp`.
     pub fn url(&self) -> io::Result<String> {
         let path = self.service.config().path.as_deref().unwrap_or("/");
-        Ok(format!("http://{}{path}", self.local_addr()?))
+        #[cfg(feature = "tls")]
+        let scheme = if self.tls.is_some() { "https" } else { "http" };
+        #[cfg(not(feature = "tls"))]
+        let scheme = "http";
+        Ok(format!("{scheme}://{}{path}", self.local_addr()?))
     }
 
     /// The service every connection runs.
@@ -98,6 +115,8 @@ impl<A: AsyncHandler + 'static> HttpListener<A> {
             listener,
             service,
             stop,
+            #[cfg(feature = "tls")]
+            tls,
         } = self;
         let config = service.config().clone();
         let mut stopping = stop.subscribe();
@@ -140,6 +159,22 @@ impl<A: AsyncHandler + 'static> HttpListener<A> {
                 let service = per_connection.clone();
                 async move { Ok::<_, std::convert::Infallible>(service.handle(request).await) }
             });
+            #[cfg(feature = "tls")]
+            if let Some(tls) = &tls {
+                let handshake = super::tls::serve_tls(
+                    tls.clone(),
+                    stream,
+                    config.header_read_timeout,
+                    http.clone(),
+                    hyper_service,
+                    graceful.watcher(),
+                );
+                connections.spawn(async move {
+                    handshake.await;
+                    drop(slot);
+                });
+                continue;
+            }
             let connection =
                 graceful.watch(http.serve_connection(TokioIo::new(stream), hyper_service));
             connections.spawn(async move {

@@ -73,18 +73,28 @@
 //!
 //! Callers are [`Principal::Anonymous`](snodo_core::server::Principal) unless
 //! [`McpService::with_principal`] names them from the request (after an authentication layer
-//! in front has verified them); `now` is the system clock in Unix seconds. Logs go through
-//! `tracing`.
+//! in front has verified them), or the OAuth resource server of `McpService::with_auth`
+//! (feature `auth`, module `auth`) has verified their bearer token; `now` is the system
+//! clock in Unix seconds. Each request runs in a `tracing` span, and
+//! [`McpService::with_metrics`] counts it ([`ops`]). With feature `tls`,
+//! `HttpListener::with_tls` serves HTTPS. `docs/auth.md` shows all of it.
 
 pub(crate) mod admission;
+#[cfg(feature = "auth")]
+pub mod auth;
 pub(crate) mod body;
 mod config;
 pub(crate) mod headers;
 mod in_flight;
 mod listener;
+pub mod ops;
 pub(crate) mod service;
+#[cfg(feature = "tls")]
+mod tls;
 
 pub use body::McpBody;
 pub use config::{AllowList, HttpConfig};
 pub use listener::{HttpListener, ShutdownHandle};
 pub use service::{McpService, PrincipalHook};
+#[cfg(feature = "tls")]
+pub use tls::TlsConfig;

@@ -20,12 +20,14 @@ use snodo_core::rpc::{self, ErrorCode, Id, Incoming};
 use snodo_core::server::{Accepted, Error, Notifier, Principal, Round, Server, Subscription};
 use tokio::sync::{broadcast, mpsc, watch};
 use tokio::time::{Instant, Interval};
+use tracing::Instrument;
 
 use super::admission::{self, Refusal};
 use super::body::{Exchange, McpBody, Out, Work, sse_event};
 use super::config::HttpConfig;
 use super::headers;
 use super::in_flight::{InFlight, RequestKey};
+use super::ops::{Metrics, Observation, Outcome};
 use crate::clock::unix_seconds;
 use crate::events::{EventBus, ServerEvent, everything_wanted, next_event};
 use crate::handler::{AsyncHandler, run_call};
@@ -54,6 +56,9 @@ struct Inner<A: 'static> {
     principal: Option<Arc<PrincipalHook>>,
     events: Option<EventBus>,
     shared: Arc<Shared>,
+    metrics: Option<Metrics>,
+    #[cfg(feature = "auth")]
+    auth: Option<super::auth::Authorization>,
 }
 
 impl<A> Clone for Inner<A> {
@@ -64,6 +69,9 @@ impl<A> Clone for Inner<A> {
             principal: self.principal.clone(),
             events: self.events.clone(),
             shared: Arc::clone(&self.shared),
+            metrics: self.metrics.clone(),
+            #[cfg(feature = "auth")]
+            auth: self.auth.clone(),
         }
     }
 }
@@ -118,6 +126,9 @@ impl<A: AsyncHandler + 'static> McpService<A> {
                     buffers,
                     closing: watch::Sender::new(false),
                 }),
+                metrics: None,
+                #[cfg(feature = "auth")]
+                auth: None,
             }),
         }
     }
@@ -151,6 +162,31 @@ impl<A: AsyncHandler + 'static> McpService<A> {
         }
     }
 
+    /// Counts every request in `metrics` (show them with an
+    /// [`OpsServer`](super::ops::OpsServer)).
+    #[must_use]
+    pub fn with_metrics(self, metrics: Metrics) -> Self {
+        let mut inner = Arc::unwrap_or_clone(self.inner);
+        inner.metrics = Some(metrics);
+        McpService {
+            inner: Arc::new(inner),
+        }
+    }
+
+    /// Makes the endpoint an OAuth resource server: its metadata served, every request's
+    /// bearer token checked (after the HTTP admission rules, before the body is read) and
+    /// its subject the principal, overriding [`with_principal`](Self::with_principal). See
+    /// [`auth`](super::auth).
+    #[cfg(feature = "auth")]
+    #[must_use]
+    pub fn with_auth(self, auth: super::auth::Authorization) -> Self {
+        let mut inner = Arc::unwrap_or_clone(self.inner);
+        inner.auth = Some(auth);
+        McpService {
+            inner: Arc::new(inner),
+        }
+    }
+
     /// The configuration.
     pub fn config(&self) -> &HttpConfig {
         &self.inner.config
@@ -176,27 +212,52 @@ impl<A: AsyncHandler + 'static> McpService<A> {
     {
         let inner = &self.inner;
         let config = &*inner.config;
-        let (parts, body) = request.into_parts();
+        #[cfg_attr(not(feature = "auth"), allow(unused_mut))]
+        let (mut parts, body) = request.into_parts();
+        #[cfg(feature = "auth")]
+        if let Some(metadata) = inner.auth.as_ref().and_then(|auth| auth.metadata(&parts)) {
+            return metadata;
+        }
+        let mut observation = Observation::start(inner.metrics.as_ref());
         if let Err(refusal) = admission::admit(&parts, config) {
             tracing::debug!(?refusal, method = %parts.method, path = parts.uri.path(), "refused");
+            observation.finish(|| Outcome::Refused(refusal.status()));
             return refused(refusal);
+        }
+        #[cfg(feature = "auth")]
+        if let Some(auth) = &inner.auth {
+            let admitted = auth
+                .admit(&mut parts)
+                .instrument(observation.span().clone())
+                .await;
+            if let Err(refusal) = admitted {
+                observation.finish(|| Outcome::Refused(refusal.status()));
+                return refusal;
+            }
         }
         let body = match read_body(body, config.max_body_len, config.body_read_timeout).await {
             Ok(body) => body,
             Err(refusal) => {
                 tracing::debug!(?refusal, "request body refused");
+                observation.finish(|| Outcome::Refused(refusal.status()));
                 return refused(refusal);
             }
         };
-        let principal = inner.principal.as_ref().and_then(|hook| hook(&parts));
+        let principal = authenticated(&parts)
+            .or_else(|| inner.principal.as_ref().and_then(|hook| hook(&parts)));
         let (outputs, received) = mpsc::channel(config.notification_queue.max(1));
-        let work: Work = Box::pin(run(
-            Arc::clone(inner),
-            body,
-            parts.headers,
-            principal,
-            outputs,
-        ));
+        let span = observation.span().clone();
+        let work: Work = Box::pin(
+            run(
+                Arc::clone(inner),
+                body,
+                parts.headers,
+                principal,
+                outputs,
+                observation,
+            )
+            .instrument(span),
+        );
         let mut exchange = Exchange::new(work, received);
         match exchange.next().await {
             Some(Out::Reply(message, status)) => json(status, message),
@@ -230,6 +291,16 @@ where
     }
 }
 
+/// The subject an authorization layer verified (module `auth`, feature `auth`).
+fn authenticated(parts: &Parts) -> Option<String> {
+    #[cfg(feature = "auth")]
+    if let Some(verified) = parts.extensions.get::<super::auth::Verified>() {
+        return Some(verified.subject.clone());
+    }
+    let _ = parts;
+    None
+}
+
 /// Reads the whole body within the size and time limits.
 pub(crate) async fn read_body<B>(body: B, limit: usize, timeout: Duration) -> Result<Bytes, Refusal>
 where
@@ -252,15 +323,19 @@ async fn run<A: AsyncHandler + 'static>(
     headers: HeaderMap,
     principal: Option<String>,
     outputs: mpsc::Sender<Out>,
+    mut observation: Observation,
 ) {
     let server = inner.servers.load();
     let server = &*server;
     let limits = server.config().limits;
-    match rpc::parse(&body, &limits) {
+    let parsed = rpc::parse(&body, &limits);
+    observation.target(&parsed);
+    match parsed {
         Ok(Incoming::Request(request)) => {
             if let Err(mismatch) = headers::check(server, &headers, &request) {
                 tracing::debug!(?mismatch, "headers disagree with the body");
                 let reply = message(|w| mismatch.write(w, Some(request.id)));
+                observation.finish(|| Outcome::of_reply(&reply));
                 let _ = outputs
                     .send(Out::Reply(reply, StatusCode::BAD_REQUEST))
                     .await;
@@ -268,6 +343,7 @@ async fn run<A: AsyncHandler + 'static>(
             }
         }
         Ok(Incoming::Response) => {
+            observation.finish(|| Outcome::Accepted);
             let _ = outputs.send(Out::Accepted).await;
             return;
         }
@@ -342,6 +418,7 @@ async fn run<A: AsyncHandler + 'static>(
                 keep_alive: inner.config.keep_alive,
             };
             stream.run(&mut out).await;
+            observation.finish(|| Outcome::Stream);
             None
         }
         Err(too_small) => {
@@ -350,6 +427,11 @@ async fn run<A: AsyncHandler + 'static>(
         }
     };
     shared.buffers.give(out);
+    observation.finish(|| match &answer {
+        Some(Out::Reply(reply, _)) => Outcome::of_reply(reply),
+        Some(Out::Accepted) => Outcome::Accepted,
+        Some(Out::Event(_) | Out::KeepAlive) | None => Outcome::Cancelled,
+    });
     if let Some(answer) = answer {
         let _ = outputs.send(answer).await;
     }

@@ -18,6 +18,11 @@ use snodo_std::http::{HttpConfig, HttpListener, McpService, ShutdownHandle};
 use tokio::net::TcpStream;
 use tokio::task::JoinHandle;
 
+pub mod logs;
+pub mod process;
+#[cfg(feature = "tls")]
+pub mod tls;
+
 /// How long a test waits for anything before it fails.
 pub const PATIENCE: Duration = Duration::from_secs(10);
 

@@ -1,0 +1,95 @@
+//! One bounded `GET` for a small document (the JWKS): a fresh connection, `http` or (with
+//! feature `tls`) `https`, the body cut off at a limit. Fetches are rare, so nothing is
+//! pooled.
+
+use std::fmt;
+
+use bytes::Bytes;
+use http::header::{ACCEPT, HOST};
+use http_body_util::{BodyExt, Empty, Limited};
+use hyper_util::rt::TokioIo;
+use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::net::TcpStream;
+
+/// The roots an `https` server's certificate must chain to (`None`: the built-in ones).
+#[cfg(feature = "tls")]
+pub(crate) type Roots = Option<std::sync::Arc<tokio_rustls::rustls::RootCertStore>>;
+/// Without feature `tls` there is no `https`.
+#[cfg(not(feature = "tls"))]
+pub(crate) type Roots = Option<std::convert::Infallible>;
+
+/// Why a fetch failed.
+#[derive(Debug)]
+pub(crate) enum FetchError {
+    Connect(std::io::Error),
+    Http(String),
+    Status(http::StatusCode),
+    TooLarge,
+    Timeout,
+}
+
+impl fmt::Display for FetchError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            FetchError::Connect(e) => write!(f, "cannot connect: {e}"),
+            FetchError::Http(e) => write!(f, "HTTP: {e}"),
+            FetchError::Status(s) => write!(f, "status {s}"),
+            FetchError::TooLarge => f.write_str("document too large"),
+            FetchError::Timeout => f.write_str("timed out"),
+        }
+    }
+}
+
+/// `GET url`, expecting `200` and at most `limit` bytes. The caller bounds the time.
+pub(crate) async fn get(url: &http::Uri, limit: usize, roots: Roots) -> Result<Bytes, FetchError> {
+    let host = url.host().ok_or(FetchError::Http("no host".into()))?;
+    let host = host.trim_start_matches('[').trim_end_matches(']');
+    let https = url.scheme_str() == Some("https");
+    let port = url.port_u16().unwrap_or(if https { 443 } else { 80 });
+    let stream = TcpStream::connect((host, port))
+        .await
+        .map_err(FetchError::Connect)?;
+    if https {
+        #[cfg(feature = "tls")]
+        {
+            let tls = crate::http::tls::connect(stream, host, roots)
+                .await
+                .map_err(FetchError::Connect)?;
+            return get_over(tls, url, limit).await;
+        }
+    }
+    let _ = roots;
+    get_over(stream, url, limit).await
+}
+
+async fn get_over<IO>(io: IO, url: &http::Uri, limit: usize) -> Result<Bytes, FetchError>
+where
+    IO: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+{
+    let http_error = |e: hyper::Error| FetchError::Http(e.to_string());
+    let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(io))
+        .await
+        .map_err(http_error)?;
+    let connection = tokio::spawn(connection);
+    let path = url.path_and_query().map_or("/", |p| p.as_str());
+    let authority = url.authority().map_or("", |a| a.as_str());
+    let request = http::Request::get(path)
+        .header(HOST, authority)
+        .header(ACCEPT, "application/json")
+        .body(Empty::<Bytes>::new())
+        .map_err(|e| FetchError::Http(e.to_string()))?;
+    let result = async {
+        let response = sender.send_request(request).await.map_err(http_error)?;
+        if response.status() != http::StatusCode::OK {
+            return Err(FetchError::Status(response.status()));
+        }
+        match Limited::new(response.into_body(), limit).collect().await {
+            Ok(body) => Ok(body.to_bytes()),
+            Err(e) if e.is::<http_body_util::LengthLimitError>() => Err(FetchError::TooLarge),
+            Err(e) => Err(FetchError::Http(e.to_string())),
+        }
+    }
+    .await;
+    connection.abort();
+    result
+}
