@@ -111,12 +111,14 @@ impl Output {
         one_line(&mut pending.bytes[start..]);
         pending.bytes.push(b'\n');
         pending.permits += permits;
-        drop(pending);
+        // Counted before the writer can take these bytes (it takes them under the lock),
+        // so its subtraction always follows this addition.
         let now = self
             .buffered
             .fetch_add(message.len() + 1, Ordering::Relaxed)
             + message.len()
             + 1;
+        drop(pending);
         self.high_water.fetch_max(now, Ordering::Relaxed);
         self.ready.notify_one();
         Ok(())

@@ -25,6 +25,7 @@
 //! Prints a table, then one JSON line (starting `{"bench":"http_load"`) for machines.
 
 mod client;
+mod peers;
 mod server;
 mod stats;
 mod stdio;
@@ -56,7 +57,11 @@ usage: http_load [--server PATH | --url URL [--pid PID]] [options]
   --label TEXT     what is being measured, echoed in the JSON line (default: the server)
   --stdio          flood PATH --stdio instead: every request written at once
   --requests N     with --stdio: echo requests (default 400000)
-  --flows N        with --stdio: 3-leg flows (default 20000)
+  --flows N        with --stdio or --peer: 3-leg flows (default 100000)
+  --peer PATH      side by side: every HTTP row (echo and flow, 16 and 64 clients) and
+                   stdio row against the server (--server) and then PATH, with ratios
+  --backlogs LIST  with --peer: stdio echo rows, requests written at once
+                   (default 100000,400000,1000000)
 ";
 
 #[derive(Debug)]
@@ -75,6 +80,9 @@ struct Options {
     stdio: bool,
     requests: u64,
     flows: u64,
+    /// The second server of a side-by-side run.
+    peer: Option<PathBuf>,
+    backlogs: Vec<u64>,
 }
 
 fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Option<Options>, String> {
@@ -91,7 +99,9 @@ fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Option<Options>,
         label: None,
         stdio: false,
         requests: 400_000,
-        flows: 20_000,
+        flows: 100_000,
+        peer: None,
+        backlogs: vec![100_000, 400_000, 1_000_000],
     };
     let mut args = args.into_iter();
     while let Some(arg) = args.next() {
@@ -122,6 +132,13 @@ fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Option<Options>,
             "--label" => options.label = Some(value),
             "--requests" => options.requests = number(&value)?.max(1),
             "--flows" => options.flows = number(&value)?.max(1),
+            "--peer" => options.peer = Some(PathBuf::from(value)),
+            "--backlogs" => {
+                options.backlogs = value
+                    .split(',')
+                    .map(|n| number(n.trim()).map(|n| n.max(1)))
+                    .collect::<Result<_, _>>()?;
+            }
             "--scenario" => {
                 options.scenarios = match value.as_str() {
                     "echo" => vec![Scenario::Echo],
@@ -139,7 +156,7 @@ fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Option<Options>,
     if options.pid.is_some() && options.url.is_none() {
         return Err("--pid goes with --url".to_owned());
     }
-    if options.stdio && options.url.is_some() {
+    if (options.stdio || options.peer.is_some()) && options.url.is_some() {
         return Err("--stdio starts the server itself: give --server, not --url".to_owned());
     }
     Ok(Some(options))
@@ -189,6 +206,22 @@ struct Measured {
 
 /// Runs every scenario; `Ok(false)` when a request failed.
 fn run(options: Options) -> Result<bool, String> {
+    if let Some(peer) = &options.peer {
+        let ours = match &options.server {
+            Some(path) => path.clone(),
+            None => default_server()?,
+        };
+        return peers::run(&peers::Peers {
+            ours: &ours,
+            theirs: peer,
+            warmup: options.warmup,
+            duration: options.duration,
+            timeout: options.timeout,
+            threads: options.threads,
+            backlogs: options.backlogs.clone(),
+            flows: options.flows,
+        });
+    }
     if options.stdio {
         return run_stdio(&options);
     }
