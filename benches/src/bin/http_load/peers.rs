@@ -78,8 +78,8 @@ pub fn run(peers: &Peers<'_>) -> Result<bool, String> {
         peers.threads,
     );
     println!(
-        "{:<36} {:<36} {:<36} {}",
-        "work", "snodo", "rmcp", "ratio (snodo / rmcp)"
+        "{:<36} {:<36} {:<36} ratio (snodo / rmcp)",
+        "work", "snodo", "rmcp"
     );
     let plan = |clients| Plan {
         clients,
