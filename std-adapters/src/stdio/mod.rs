@@ -478,7 +478,10 @@ impl<A: AsyncHandler + 'static> Session<A> {
             key,
             ticket,
         };
-        self.listeners().spawn(stream.run());
+        let mut listeners = self.listeners();
+        // Forget the streams that ended, so their results do not pile up over a session.
+        while listeners.try_join_next().is_some() {}
+        listeners.spawn(stream.run());
         Ok(())
     }
 }
