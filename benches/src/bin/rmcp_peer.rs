@@ -195,51 +195,43 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let http = match args.iter().map(String::as_str).collect::<Vec<_>>()[..] {
         [] | ["--stdio"] => None,
-        ["--http", addr] => match addr.parse::<SocketAddr>() {
-            Ok(addr) => Some(addr),
-            Err(e) => {
-                eprintln!("rmcp_peer: {addr}: {e}");
-                return ExitCode::from(2);
-            }
-        },
+        ["--http", addr] => Some(addr.to_owned()),
         _ => {
             eprintln!("usage: rmcp_peer [--stdio | --http ADDR]");
             return ExitCode::from(2);
         }
     };
-    // A fresh random-enough secret per process, as the example uses by default.
-    let secret: Vec<u8> = format!("{:?}{:?}", std::time::SystemTime::now(), std::process::id())
-        .bytes()
-        .cycle()
-        .take(32)
-        .collect();
-    let peer = match Peer::new(&secret) {
-        Ok(peer) => peer,
-        Err(e) => {
-            eprintln!("rmcp_peer: key: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(runtime) => runtime,
-        Err(e) => {
-            eprintln!("rmcp_peer: runtime: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
-    let served = match http {
-        None => runtime.block_on(serve_stdio(peer)),
-        Some(addr) => runtime.block_on(serve_http(peer, addr)),
-    };
-    match served {
+    match run(http.as_deref()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("rmcp_peer: {e}");
             ExitCode::FAILURE
         }
+    }
+}
+
+/// Serves on stdio, or over HTTP on `http` when given.
+fn run(http: Option<&str>) -> Result<(), String> {
+    let http = http
+        .map(|addr| {
+            addr.parse::<SocketAddr>()
+                .map_err(|e| format!("{addr}: {e}"))
+        })
+        .transpose()?;
+    // A fresh secret per process, as the example uses by default (fit for a benchmark only).
+    let secret: Vec<u8> = format!("{:?}{:?}", std::time::SystemTime::now(), std::process::id())
+        .bytes()
+        .cycle()
+        .take(32)
+        .collect();
+    let peer = Peer::new(&secret).map_err(|e| format!("key: {e}"))?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("runtime: {e}"))?;
+    match http {
+        None => runtime.block_on(serve_stdio(peer)),
+        Some(addr) => runtime.block_on(serve_http(peer, addr)),
     }
 }
 

@@ -11,7 +11,7 @@
 
 use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::path::Path;
-use std::process::{ChildStdin, Command, Stdio};
+use std::process::{ChildStdin, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
@@ -51,17 +51,7 @@ impl Flood {
 
 /// Floods `path --stdio` with `units` of `scenario`, all written at once.
 pub fn flood(path: &Path, scenario: Scenario, units: u64) -> Result<Flood, String> {
-    let mut child = Command::new(path)
-        .arg("--stdio")
-        .env(
-            "RUST_LOG",
-            std::env::var("RUST_LOG").unwrap_or_else(|_| "warn".to_owned()),
-        )
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .map_err(|e| format!("cannot start {} --stdio: {e}", path.display()))?;
+    let mut child = server::spawn(path, &["--stdio"], Stdio::piped())?;
     let pid = child.id().to_string();
     let stdin = child.stdin.take().ok_or("no stdin")?;
     let stdout = child.stdout.take().ok_or("no stdout")?;
