@@ -22,6 +22,11 @@ step "core builds without std, without features and with defmt"
 cargo build -p snodo-core --locked --no-default-features
 cargo build -p snodo-core --locked --features defmt
 
+step "nginx for the cluster test (installed when missing)"
+if ! command -v nginx >/dev/null && [ ! -x /usr/sbin/nginx ]; then
+  apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y nginx
+fi
+
 step "tests"
 cargo test --workspace --locked 2>&1 | tee target/test-output.txt
 passed=$(grep -Eo '^test result: ok\. [0-9]+ passed' target/test-output.txt | awk '{s+=$4} END {print s+0}')

@@ -1,7 +1,9 @@
 //! # snodo-std
 //!
 //! Host adapters for [`snodo_core`]: asynchronous handlers ([`AsyncHandler`]), the tokio
-//! stdio transport ([`stdio`]) and the Streamable HTTP transport on hyper ([`http`]).
+//! stdio transport ([`stdio`]) and the Streamable HTTP transport on hyper ([`http`]), with
+//! what a deployment needs around them: state key rings from configuration, reloaded without
+//! a restart ([`keys`]), and draining on `SIGTERM` ([`signals`]).
 //!
 //! The core does the protocol: it admits each message and hands back a typed call; these
 //! adapters run the application's `async` handler for it and move the bytes. A server is
@@ -43,9 +45,13 @@ mod clock;
 pub mod events;
 pub mod handler;
 pub mod http;
+pub mod keys;
 pub mod secret;
+mod server_slot;
+pub mod signals;
 pub mod stdio;
 
 pub use clock::unix_seconds;
 pub use handler::{AsyncHandler, handle, run_call};
 pub use secret::{process_state_options, random_secret};
+pub use server_slot::ServerSlot;

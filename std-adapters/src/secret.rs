@@ -1,8 +1,8 @@
 //! Process-lifetime secrets for sealed request state.
 //!
 //! Right for a single process serving anonymous loopback clients (stdio, a local HTTP
-//! listener): tokens die with the process. A cluster behind a load balancer needs shared key
-//! management instead; see `docs/state.md`.
+//! listener): tokens die with the process. A cluster behind a load balancer needs the same
+//! key ring on every node instead: see [`keys`](crate::keys) and `docs/deploy.md`.
 
 use snodo_core::state::{Keys, StateOptions};
 

@@ -8,6 +8,7 @@
 
 pub mod boundary;
 pub mod client_harness;
+pub mod cluster;
 pub mod conformance;
 pub mod fixture;
 pub mod harness;

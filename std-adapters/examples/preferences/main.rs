@@ -8,27 +8,26 @@
 //! ```
 //!
 //! Over stdio, standard output carries only MCP messages. Over HTTP, the first line on
-//! standard output is the endpoint's URL (port 0 picks a free port) and Ctrl-C shuts the
-//! listener down gracefully. Logs go to standard error (`RUST_LOG` filters them, `info` by
+//! standard output is the endpoint's URL (port 0 picks a free port); `SIGTERM` or Ctrl-C drains
+//! the listener (no new connections, requests in flight finish) and `SIGHUP` reloads a key ring
+//! from a file (`keys_options.rs`). Logs go to standard error (`RUST_LOG` filters them, `info` by
 //! default).
 
 mod app;
 mod check;
 mod flow;
+mod keys_options;
 mod more_flows;
 mod mrtr_app;
 
 use std::io::Write;
 use std::net::SocketAddr;
 use std::process::ExitCode;
-use std::sync::Arc;
 
-use snodo_core::server::Server;
-use snodo_std::http::{HttpConfig, HttpListener};
+use snodo_std::http::{HttpConfig, HttpListener, McpService};
+use snodo_std::keys::KeyRingSource;
 use snodo_std::stdio::{StdioConfig, serve_stdio};
 use tracing_subscriber::EnvFilter;
-
-use app::App;
 
 const USAGE: &str = "\
 usage: preferences [--stdio | --http ADDR | --check]
@@ -80,7 +79,14 @@ fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Command, String>
 }
 
 fn main() -> ExitCode {
-    let command = match parse_args(std::env::args().skip(1)) {
+    let (keyring, args) = match keys_options::take_args(std::env::args().skip(1)) {
+        Ok(taken) => taken,
+        Err(problem) => {
+            eprintln!("preferences: {problem}\n{USAGE}{}", keys_options::USAGE);
+            return ExitCode::from(2);
+        }
+    };
+    let command = match parse_args(args) {
         Ok(command) => command,
         Err(problem) => {
             eprintln!("preferences: {problem}\n{USAGE}");
@@ -89,22 +95,20 @@ fn main() -> ExitCode {
     };
     match command {
         Command::Help => {
-            print!("{USAGE}");
+            print!("{USAGE}{}", keys_options::USAGE);
             ExitCode::SUCCESS
         }
-        Command::Stdio => run_stdio(),
-        Command::Http(addr) => run_http(addr),
+        Command::Stdio => run_stdio(keyring),
+        Command::Http(addr) => run_http(addr, keyring),
         Command::Check => run_check(),
     }
 }
 
-fn run_stdio() -> ExitCode {
+fn run_stdio(keyring: Option<KeyRingSource>) -> ExitCode {
     init_logging();
-    let server = Server::new(app::config(), App::new());
-    if let Err(e) = server.check() {
-        tracing::error!(name = e.name, problem = e.problem, "bad definition");
+    let Some(keys) = keys_options::StateKeys::load_checked(keyring) else {
         return ExitCode::FAILURE;
-    }
+    };
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -116,7 +120,7 @@ fn run_stdio() -> ExitCode {
         }
     };
     tracing::info!("serving on stdio");
-    match runtime.block_on(serve_stdio(Arc::new(server), StdioConfig::default())) {
+    match runtime.block_on(serve_stdio(keys.slot().load(), StdioConfig::default())) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             tracing::error!("stdio failed: {e}");
@@ -125,13 +129,11 @@ fn run_stdio() -> ExitCode {
     }
 }
 
-fn run_http(addr: SocketAddr) -> ExitCode {
+fn run_http(addr: SocketAddr, keyring: Option<KeyRingSource>) -> ExitCode {
     init_logging();
-    let server = Server::new(app::config(), App::new());
-    if let Err(e) = server.check() {
-        tracing::error!(name = e.name, problem = e.problem, "bad definition");
+    let Some(keys) = keys_options::StateKeys::load_checked(keyring) else {
         return ExitCode::FAILURE;
-    }
+    };
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -144,20 +146,16 @@ fn run_http(addr: SocketAddr) -> ExitCode {
     };
     let served = runtime.block_on(async {
         let config = HttpConfig::new().with_addr(addr);
-        let listener = HttpListener::bind(Arc::new(server), config).await?;
+        let service = McpService::with_slot(keys.slot().clone(), config);
+        let listener = HttpListener::bind_service(service).await?;
         let url = listener.url()?;
         let mut stdout = std::io::stdout().lock();
         writeln!(stdout, "{url}")?;
         stdout.flush()?;
         drop(stdout);
         tracing::info!(%url, "serving over Streamable HTTP");
-        let shutdown = listener.shutdown_handle();
-        tokio::spawn(async move {
-            if tokio::signal::ctrl_c().await.is_ok() {
-                tracing::info!("interrupted; shutting down");
-                shutdown.shutdown();
-            }
-        });
+        keys.reload_on_sighup()?;
+        snodo_std::signals::drain_on_terminate(listener.shutdown_handle())?;
         listener.serve().await
     });
     match served {

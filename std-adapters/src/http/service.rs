@@ -29,6 +29,7 @@ use super::in_flight::{InFlight, RequestKey};
 use crate::clock::unix_seconds;
 use crate::events::{EventBus, ServerEvent, everything_wanted, next_event};
 use crate::handler::{AsyncHandler, run_call};
+use crate::server_slot::ServerSlot;
 
 /// Errors a request body may fail with.
 type BoxError = Box<dyn std::error::Error + Send + Sync>;
@@ -48,7 +49,7 @@ pub struct McpService<A: 'static> {
 }
 
 struct Inner<A: 'static> {
-    server: Arc<Server<'static, A>>,
+    servers: ServerSlot<A>,
     config: Arc<HttpConfig>,
     principal: Option<Arc<PrincipalHook>>,
     events: Option<EventBus>,
@@ -58,7 +59,7 @@ struct Inner<A: 'static> {
 impl<A> Clone for Inner<A> {
     fn clone(&self) -> Self {
         Inner {
-            server: Arc::clone(&self.server),
+            servers: self.servers.clone(),
             config: Arc::clone(&self.config),
             principal: self.principal.clone(),
             events: self.events.clone(),
@@ -98,10 +99,17 @@ const KEEP_BUFFERS: usize = 64;
 impl<A: AsyncHandler + 'static> McpService<A> {
     /// The endpoint for `server`, with anonymous callers and no change events.
     pub fn new(server: Arc<Server<'static, A>>, config: HttpConfig) -> Self {
+        Self::with_slot(ServerSlot::new(server), config)
+    }
+
+    /// The endpoint for whatever server `servers` holds when each request starts (a
+    /// [`KeyRingReloader`](crate::keys::KeyRingReloader) replaces it when the key ring
+    /// changes; requests in flight finish on the server they started with).
+    pub fn with_slot(servers: ServerSlot<A>, config: HttpConfig) -> Self {
         let buffers = BufferPool::new(config.max_response_len, KEEP_BUFFERS);
         McpService {
             inner: Arc::new(Inner {
-                server,
+                servers,
                 config: Arc::new(config),
                 principal: None,
                 events: None,
@@ -148,9 +156,9 @@ impl<A: AsyncHandler + 'static> McpService<A> {
         &self.inner.config
     }
 
-    /// The server.
-    pub fn server(&self) -> &Arc<Server<'static, A>> {
-        &self.inner.server
+    /// The server a request starting now uses.
+    pub fn server(&self) -> Arc<Server<'static, A>> {
+        self.inner.servers.load()
     }
 
     /// Ends every `subscriptions/listen` stream, now and from now on, with its closing
@@ -245,7 +253,8 @@ async fn run<A: AsyncHandler + 'static>(
     principal: Option<String>,
     outputs: mpsc::Sender<Out>,
 ) {
-    let server = &*inner.server;
+    let server = inner.servers.load();
+    let server = &*server;
     let limits = server.config().limits;
     match rpc::parse(&body, &limits) {
         Ok(Incoming::Request(request)) => {
