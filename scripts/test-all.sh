@@ -44,6 +44,9 @@ scripts/client-conformance.sh
 step "official TypeScript client interop (pinned; stdio and HTTP)"
 scripts/interop.sh
 
+step "side by side with rmcp: a smoke of the harness (debug build, about a second of load)"
+scripts/bench-peers.sh --smoke
+
 step "fuzz smoke"
 if [ "${FUZZ_SECONDS:-20}" != "0" ]; then
   scripts/fuzz-smoke.sh

@@ -2,10 +2,14 @@
 
 /// Configuration of [`serve`](super::serve).
 ///
-/// Memory is bounded by these numbers: at most `max_concurrency` requests are in flight,
-/// each holding its input line (at most `max_line_len` bytes) and one output buffer of
-/// `max_response_len` bytes; up to `max_concurrency` idle output buffers are kept for reuse;
-/// the writer queue holds at most `write_queue` messages. The reader itself holds one line.
+/// Memory is bounded by these numbers, not by how far the client writes ahead: at most
+/// `max_concurrency` requests are in flight, each in a slot that holds its input line (at
+/// most `max_line_len` bytes) and one output buffer of `max_response_len` bytes (allocated
+/// zeroed, so only the pages a response touches become resident); slots are made when first
+/// needed and reused, never more than `max_concurrency`. Finished messages wait in an output
+/// buffer of `write_buffer` bytes. When every slot is busy, or the output buffer is full and
+/// the requests wait for room, the adapter stops reading: the client's writes back up in the
+/// pipe. The reader itself holds one line and a 64 KiB read buffer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct StdioConfig {
@@ -19,9 +23,11 @@ pub struct StdioConfig {
     /// Most requests whose handlers run at once (at least 1). When this many are in flight,
     /// the adapter stops reading until one finishes. Default 64.
     pub max_concurrency: usize,
-    /// Most messages waiting for the writer. Responses wait for room; a progress or log
-    /// notification that finds the queue full is dropped. Default 1024.
-    pub write_queue: usize,
+    /// Bytes of finished messages waiting for the writer, written out in one batch.
+    /// Responses wait for room (a response longer than this waits until the buffer is empty
+    /// and goes alone); a progress or log notification that finds no room is dropped.
+    /// Default 128 KiB.
+    pub write_buffer: usize,
 }
 
 impl StdioConfig {
@@ -31,7 +37,7 @@ impl StdioConfig {
             max_line_len: 1 << 20,
             max_response_len: 1 << 20,
             max_concurrency: 64,
-            write_queue: 1024,
+            write_buffer: 128 * 1024,
         }
     }
 
@@ -56,10 +62,10 @@ impl StdioConfig {
         self
     }
 
-    /// With another writer queue length.
+    /// With another output buffer size in bytes.
     #[must_use]
-    pub const fn with_write_queue(mut self, messages: usize) -> Self {
-        self.write_queue = messages;
+    pub const fn with_write_buffer(mut self, bytes: usize) -> Self {
+        self.write_buffer = bytes;
         self
     }
 }

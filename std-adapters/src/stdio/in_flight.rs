@@ -1,6 +1,7 @@
 //! Requests whose handlers are running, by id, so `notifications/cancelled` can stop them.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, PoisonError};
 
 use snodo_core::rpc::Id;
@@ -23,13 +24,20 @@ impl From<Id<'_>> for RequestKey {
     }
 }
 
-/// Where a running request listens for its cancellation.
-pub(crate) type CancelSignal = oneshot::Receiver<()>;
+/// How a running request learns it was cancelled.
+#[derive(Debug)]
+pub(crate) enum Stop {
+    /// A call running in reader slot `n`: its flag is set, and the reader polls it next.
+    Slot(usize),
+    /// A subscription stream in a task of its own: signalled through a channel.
+    Task(oneshot::Sender<()>),
+}
 
-/// The registry of running requests.
-#[derive(Debug, Default)]
+/// The registry of running requests, and a cancellation flag for each reader slot.
+#[derive(Debug)]
 pub(crate) struct InFlight {
     running: Mutex<HashMap<RequestKey, Entry>>,
+    cancelled: Box<[AtomicBool]>,
 }
 
 #[derive(Debug)]
@@ -37,16 +45,25 @@ struct Entry {
     /// Which admission this is, so a finished request never removes a later one that
     /// reused its id.
     ticket: u64,
-    cancel: oneshot::Sender<()>,
+    stop: Stop,
 }
 
 impl InFlight {
+    /// A registry for `slots` reader slots.
+    pub(crate) fn new(slots: usize) -> Self {
+        InFlight {
+            running: Mutex::new(HashMap::with_capacity(slots)),
+            cancelled: (0..slots).map(|_| AtomicBool::new(false)).collect(),
+        }
+    }
+
     /// Registers an admitted request. A request that reuses the id of one still running
     /// takes the id over: a cancellation then reaches the newer one.
-    pub(crate) fn admit(&self, key: RequestKey, ticket: u64) -> CancelSignal {
-        let (cancel, signal) = oneshot::channel();
-        self.lock().insert(key, Entry { ticket, cancel });
-        signal
+    pub(crate) fn admit(&self, key: RequestKey, ticket: u64, stop: Stop) {
+        if let Stop::Slot(slot) = stop {
+            self.cancelled[slot].store(false, Ordering::Relaxed);
+        }
+        self.lock().insert(key, Entry { ticket, stop });
     }
 
     /// Forgets a request that has finished.
@@ -59,10 +76,19 @@ impl InFlight {
 
     /// Signals the running request with this id to stop; whether there was one.
     pub(crate) fn cancel(&self, key: &RequestKey) -> bool {
-        match self.lock().remove(key) {
-            Some(entry) => entry.cancel.send(()).is_ok(),
+        match self.lock().remove(key).map(|e| e.stop) {
+            Some(Stop::Slot(slot)) => {
+                self.cancelled[slot].store(true, Ordering::Relaxed);
+                true
+            }
+            Some(Stop::Task(signal)) => signal.send(()).is_ok(),
             None => false,
         }
+    }
+
+    /// Whether the call in reader slot `slot` was cancelled.
+    pub(crate) fn is_cancelled(&self, slot: usize) -> bool {
+        self.cancelled[slot].load(Ordering::Relaxed)
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<RequestKey, Entry>> {

@@ -3,28 +3,36 @@
 //! # How a line travels
 //!
 //! One reader reads lines in order ([`StdioConfig::max_line_len`] bounds them; a BOM and
-//! `\r\n` are tolerated, blank lines skipped) and runs phase one of the round,
-//! [`Server::accept`], on each:
+//! `\r\n` are tolerated, blank lines skipped) into one of [`StdioConfig::max_concurrency`]
+//! slots, each with a line buffer and an output buffer that are reused from request to
+//! request. The slot's round starts at once, before the next line is read, and parses the
+//! line once, in phase one of the round, [`Server::accept`]:
 //!
 //! - what the core answers by itself (errors, `server/discover`, the lists, invalid tool
 //!   arguments) is queued for output at once;
 //! - notifications are dropped, and `notifications/cancelled` stops the running request it
 //!   names: its handler future is dropped and **no** response is sent for it;
-//! - a call waits for one of [`StdioConfig::max_concurrency`] slots, is registered under its
-//!   id (before the next line is read, so a cancellation that follows always finds it) and
-//!   moves with its line into a task of its own. The task admits the line again — `accept` is
-//!   a pure function of the bytes, the round and the configuration, so it yields the same
-//!   call — runs the [`AsyncHandler`], and finishes the reply.
+//! - a call is registered under its id (so a cancellation that follows always finds it) and
+//!   its [`AsyncHandler`] runs; the reply is finished in the same output buffer.
+//!
+//! The rounds run concurrently on the serving task itself (no task per request): a handler
+//! that is ready at once (every synchronous [`Handler`](snodo_core::server::Handler)) is done
+//! before the next line is read, and one that waits keeps its slot while the reader goes on.
+//! A handler with heavy computation should move it to `tokio::task::spawn_blocking` or a task
+//! of its own, as it would block the reader otherwise. When every slot is busy the reader
+//! stops reading until one is free, so the client's writes back up in the pipe.
 //!
 //! A `subscriptions/listen` with an [`EventBus`] ([`serve_with_events`]) runs in a task of
 //! its own: the acknowledgement, then the events its filter wants, until a
 //! `notifications/cancelled` names it (nothing more is sent) or the input ends (its closing
 //! response is sent). Without a bus it is acknowledged and closed at once.
 //!
-//! Progress and log notifications a handler emits are queued as it makes them, so they are
-//! written before its response. A single writer task drains the queue into a buffered
-//! writer and flushes only when the queue is momentarily empty: a burst of replies is one
-//! write. The core's writer escapes every non-ASCII character, so output lines are ASCII.
+//! Finished messages, and the progress and log notifications a handler emits (written before
+//! its response), are appended to one output buffer of [`StdioConfig::write_buffer`] bytes,
+//! which a single writer task drains with one write per batch. A response that finds it full
+//! waits for room, holding its slot: so a client that does not read its answers stops the
+//! reader too, and memory stays within the configuration. The core's writer escapes every
+//! non-ASCII character, so output lines are ASCII.
 //!
 //! At the end of input the adapter stops reading, waits until every admitted request has been
 //! answered (or cancelled), flushes and returns. Logs go through `tracing`; stdout carries
@@ -39,24 +47,25 @@ mod output;
 use std::future::{Future, poll_fn};
 use std::io;
 use std::panic::AssertUnwindSafe;
-use std::pin::pin;
-use std::sync::Arc;
-use std::task::Poll;
+use std::pin::{Pin, pin};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::task::{Context, Poll};
 
 use snodo_core::json::Writer;
 use snodo_core::rpc::{self, ErrorCode, Id, Incoming};
 use snodo_core::server::{Accepted, Error, Round, Server, Subscription};
 use tokio::io::{AsyncRead, AsyncWrite};
-use tokio::sync::{OwnedSemaphorePermit, Semaphore, broadcast, mpsc, watch};
+use tokio::sync::{broadcast, oneshot, watch};
+use tokio::task::JoinSet;
 
 use crate::clock::unix_seconds;
 use crate::events::{EventBus, ServerEvent, everything_wanted, next_event};
 use crate::handler::{AsyncHandler, run_call};
 
 pub use config::StdioConfig;
-use in_flight::{CancelSignal, InFlight, RequestKey};
+use in_flight::{InFlight, RequestKey, Stop};
 use lines::{Line, Lines};
-use output::{BufferPool, Queue, QueueNotifier, write_loop};
+use output::{Closed, Output, OutputNotifier};
 
 /// Serves `server` on the process's standard input and output until the end of input.
 pub async fn serve_stdio<A>(server: Arc<Server<'static, A>>, config: StdioConfig) -> io::Result<()>
@@ -83,7 +92,7 @@ where
     R: AsyncRead + Unpin,
     W: AsyncWrite + Unpin + Send + 'static,
 {
-    serve_inner(server, input, output, config, None).await
+    serve_inner(server, input, output, config, None).await.0
 }
 
 /// [`serve`], with `subscriptions/listen` streams fed by `events`: each stream is
@@ -102,7 +111,20 @@ where
     R: AsyncRead + Unpin,
     W: AsyncWrite + Unpin + Send + 'static,
 {
-    serve_inner(server, input, output, config, Some(events)).await
+    serve_inner(server, input, output, config, Some(events))
+        .await
+        .0
+}
+
+/// The most a session ever held at once, to check its bounds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct HighWater {
+    /// Requests in flight (slots busy).
+    pub(crate) in_flight: usize,
+    /// Slots made (each a line buffer and an output buffer).
+    pub(crate) slots: usize,
+    /// Bytes waiting for or being written by the writer.
+    pub(crate) output_bytes: usize,
 }
 
 async fn serve_inner<A, R, W>(
@@ -111,244 +133,356 @@ async fn serve_inner<A, R, W>(
     output: W,
     config: StdioConfig,
     events: Option<EventBus>,
-) -> io::Result<()>
+) -> (io::Result<()>, HighWater)
 where
     A: AsyncHandler + 'static,
     R: AsyncRead + Unpin,
     W: AsyncWrite + Unpin + Send + 'static,
 {
     let slots = config.max_concurrency.max(1);
-    let (queue, pending) = mpsc::channel(config.write_queue.max(1));
-    let writer = tokio::spawn(write_loop(pending, output));
     let session = Arc::new(Session {
         server,
-        in_flight: InFlight::default(),
-        buffers: BufferPool::new(config.max_response_len, slots),
-        slots: Arc::new(Semaphore::new(slots)),
+        in_flight: InFlight::new(slots),
+        output: Arc::new(Output::new(config.write_buffer)),
         max_line_len: config.max_line_len,
+        max_response_len: config.max_response_len,
         events,
+        listeners: Mutex::new(JoinSet::new()),
         closing: watch::Sender::new(false),
     });
+    let mut writer = tokio::spawn({
+        let buffer = Arc::clone(&session.output);
+        async move { buffer.write_loop(output).await }
+    });
     let lines = Lines::new(input, config.max_line_len);
-    let read = tokio::select! {
-        read = session.read_loop(lines, &queue) => read,
-        () = queue.closed() => Ok(()),
-    };
+    let mut high_water = HighWater::default();
+    let read = session
+        .read_loop(lines, slots, &mut writer, &mut high_water)
+        .await;
     // Subscription streams end with their closing response.
     session.closing.send_replace(true);
-    // Every running request holds a sender: the writer ends after the last answer.
-    drop(queue);
-    let written = writer.await.unwrap_or_else(|e| Err(io::Error::other(e)));
-    read.and(written)
+    let listeners = std::mem::take(&mut *session.listeners());
+    listeners.join_all().await;
+    session.output.close();
+    let result = match read {
+        Ok(ReadEnd::Input) => writer.await.unwrap_or_else(|e| Err(io::Error::other(e))),
+        Ok(ReadEnd::Writer(written)) => written,
+        Err(e) => {
+            writer.abort();
+            Err(e)
+        }
+    };
+    high_water.output_bytes = session.output.high_water();
+    (result, high_water)
 }
 
-/// What the reader and the request tasks share.
+/// How reading ended.
+enum ReadEnd {
+    /// At the end of input, with every admitted request answered.
+    Input,
+    /// The writer stopped first (its result): there is no one left to answer.
+    Writer(io::Result<()>),
+}
+
+/// What the reader and the subscription tasks share.
 struct Session<A: 'static> {
     server: Arc<Server<'static, A>>,
     in_flight: InFlight,
-    buffers: BufferPool,
-    slots: Arc<Semaphore>,
+    output: Arc<Output>,
     max_line_len: usize,
+    max_response_len: usize,
     /// Where subscription streams get their events (none: acknowledge and close at once).
     events: Option<EventBus>,
+    /// The running subscription streams.
+    listeners: Mutex<JoinSet<()>>,
     /// Set at the end of input: subscription streams close.
     closing: watch::Sender<bool>,
 }
 
-/// The writer is gone: nothing more can be answered.
-struct Closed;
+/// A slot's buffers: the line it serves and the output buffer its reply is written into.
+struct Buffers {
+    line: Vec<u8>,
+    out: Vec<u8>,
+}
+
+/// The reader's slots: each runs one round at a time in a future boxed once and reused.
+struct Reader<F> {
+    /// One per slot made so far; `None` when the slot is idle.
+    slots: Vec<Pin<Box<Option<F>>>>,
+    /// The buffers of idle slots, by slot.
+    idle: Vec<Option<Buffers>>,
+    /// Idle slots.
+    free: Vec<usize>,
+    limit: usize,
+    busy: usize,
+    busy_high_water: usize,
+}
+
+impl<F: Future<Output = Buffers>> Reader<F> {
+    fn new(limit: usize) -> Self {
+        Reader {
+            slots: Vec::with_capacity(limit),
+            idle: Vec::with_capacity(limit),
+            free: Vec::with_capacity(limit),
+            limit,
+            busy: 0,
+            busy_high_water: 0,
+        }
+    }
+
+    /// Whether a line could be taken now.
+    fn has_room(&self) -> bool {
+        !self.free.is_empty() || self.slots.len() < self.limit
+    }
+
+    /// An idle slot and its buffers (made when none is idle and the limit allows).
+    fn claim(&mut self, max_response_len: usize) -> (usize, Buffers) {
+        if let Some(slot) = self.free.pop() {
+            if let Some(buffers) = self.idle[slot].take() {
+                return (slot, buffers);
+            }
+        }
+        self.slots.push(Box::pin(None));
+        self.idle.push(None);
+        let buffers = Buffers {
+            line: Vec::new(),
+            // Zeroed memory from the allocator: pages stay untouched until a reply is
+            // written into them.
+            out: vec![0; max_response_len],
+        };
+        (self.slots.len() - 1, buffers)
+    }
+
+    /// Starts `round` in `slot` and polls it once, so that its line is admitted before the
+    /// next one is read.
+    fn start(&mut self, slot: usize, round: F, cx: &mut Context<'_>) {
+        self.slots[slot].set(Some(round));
+        self.busy += 1;
+        self.busy_high_water = self.busy_high_water.max(self.busy);
+        if let Poll::Ready(buffers) = self.poll_slot(slot, cx) {
+            self.release(slot, buffers);
+        }
+    }
+
+    fn poll_slot(&mut self, slot: usize, cx: &mut Context<'_>) -> Poll<Buffers> {
+        let Some(round) = self.slots[slot].as_mut().as_pin_mut() else {
+            return Poll::Pending;
+        };
+        let buffers = std::task::ready!(round.poll(cx));
+        self.slots[slot].set(None);
+        Poll::Ready(buffers)
+    }
+
+    fn release(&mut self, slot: usize, buffers: Buffers) {
+        self.idle[slot] = Some(buffers);
+        self.free.push(slot);
+        self.busy -= 1;
+    }
+
+    /// Polls every busy slot; ready once at least one round finished.
+    fn poll_rounds(&mut self, cx: &mut Context<'_>) -> Poll<()> {
+        let mut finished = false;
+        for slot in 0..self.slots.len() {
+            if let Poll::Ready(buffers) = self.poll_slot(slot, cx) {
+                self.release(slot, buffers);
+                finished = true;
+            }
+        }
+        if finished {
+            Poll::Ready(())
+        } else {
+            Poll::Pending
+        }
+    }
+}
 
 impl<A: AsyncHandler + 'static> Session<A> {
+    fn listeners(&self) -> std::sync::MutexGuard<'_, JoinSet<()>> {
+        self.listeners
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Reads lines into slots and runs their rounds until the end of input (every round
+    /// finished) or until the writer stops.
     async fn read_loop<R: AsyncRead + Unpin>(
         self: &Arc<Self>,
         mut lines: Lines<R>,
-        queue: &Queue,
-    ) -> io::Result<()> {
+        limit: usize,
+        writer: &mut tokio::task::JoinHandle<io::Result<()>>,
+        high_water: &mut HighWater,
+    ) -> io::Result<ReadEnd> {
+        let mut reader = Reader::new(limit);
         let mut ticket = 0u64;
-        while let Some(line) = lines.next().await? {
-            let admitted = match line {
-                Line::TooLong { len } => {
-                    tracing::warn!(len, limit = self.max_line_len, "input line too long");
-                    let message = error_message(
-                        None,
-                        ErrorCode::INVALID_REQUEST,
-                        "Message exceeds the maximum line length",
-                    );
-                    queue.send(message).await.map_err(|_| Closed)
-                }
-                Line::Message(bytes) => {
-                    ticket += 1;
-                    self.admit(bytes, ticket, queue).await
-                }
-            };
-            if admitted.is_err() {
-                break;
+        let mut ended = false;
+        let result = loop {
+            if ended && reader.busy == 0 {
+                break Ok(ReadEnd::Input);
             }
-        }
-        Ok(())
+            let readable = !ended && reader.has_room();
+            let busy = reader.busy > 0;
+            tokio::select! {
+                biased;
+                written = &mut *writer => {
+                    break Ok(ReadEnd::Writer(written.unwrap_or_else(|e| Err(io::Error::other(e)))));
+                }
+                () = poll_fn(|cx| reader.poll_rounds(cx)), if busy => {}
+                line = lines.next(), if readable => match line {
+                    Err(e) => break Err(e),
+                    Ok(None) => ended = true,
+                    Ok(Some(Line::TooLong { len })) => {
+                        tracing::warn!(len, limit = self.max_line_len, "input line too long");
+                        let message = error_message(
+                            None,
+                            ErrorCode::INVALID_REQUEST,
+                            "Message exceeds the maximum line length",
+                        );
+                        // A failure means the writer is gone, which the next turn sees.
+                        let _ = self.output.send(&message).await;
+                    }
+                    Ok(Some(Line::Message)) => {
+                        let (slot, mut buffers) = reader.claim(self.max_response_len);
+                        lines.take(&mut buffers.line);
+                        ticket += 1;
+                        let mut round = Some(self.round(slot, ticket, buffers));
+                        poll_fn(|cx| {
+                            if let Some(round) = round.take() {
+                                reader.start(slot, round, cx);
+                            }
+                            Poll::Ready(())
+                        })
+                        .await;
+                    }
+                },
+            }
+        };
+        high_water.in_flight = reader.busy_high_water;
+        high_water.slots = reader.slots.len();
+        result
     }
 
-    /// Phase one for a line, in order: answers it, cancels what it names, or starts a task
-    /// for the call it holds.
-    async fn admit(
+    /// One request's round in `slot`: phase one on its line, then the handler and the reply
+    /// for a call. Gives the slot's buffers back at the end.
+    async fn round(self: &Arc<Self>, slot: usize, ticket: u64, mut buffers: Buffers) -> Buffers {
+        let Buffers { line, out } = &mut buffers;
+        // A failure means the writer is gone: serving is ending and no one can be told.
+        let _ = self.answer(slot, ticket, line, out).await;
+        buffers
+    }
+
+    async fn answer(
         self: &Arc<Self>,
-        line: Vec<u8>,
+        slot: usize,
         ticket: u64,
-        queue: &Queue,
+        line: &[u8],
+        out: &mut [u8],
     ) -> Result<(), Closed> {
         let now = unix_seconds();
-        let mut out = self.buffers.take();
-        let key = match self.server.accept(&line, Round::anonymous(now), &mut out) {
-            Ok(Accepted::Call(call)) => RequestKey::from(call.context().id()),
-            Ok(Accepted::Replied(len)) => {
-                let message = out[..len].to_vec();
-                self.buffers.give(out);
-                return queue.send(message).await.map_err(|_| Closed);
-            }
-            Ok(Accepted::Silent) => {
-                self.buffers.give(out);
-                return Ok(());
-            }
+        let call = match self.server.accept(line, Round::anonymous(now), out) {
+            Ok(Accepted::Call(call)) => call,
+            Ok(Accepted::Replied(len)) => return self.output.send(&out[..len]).await,
+            Ok(Accepted::Silent) => return Ok(()),
             Ok(Accepted::Listen(subscription)) => {
-                let Some(bus) = &self.events else {
-                    // No event source: acknowledge, then end the subscription gracefully,
-                    // so a client is never left waiting.
-                    let mut messages = Vec::with_capacity(2);
-                    for write in [Subscription::write_acknowledged, Subscription::write_closed] {
-                        let mut w = Writer::new(&mut out);
-                        write(&subscription, &mut w);
-                        if let Ok(len) = w.finish() {
-                            messages.push(out[..len].to_vec());
-                        }
-                    }
-                    self.buffers.give(out);
-                    for message in messages {
-                        queue.send(message).await.map_err(|_| Closed)?;
-                    }
-                    return Ok(());
-                };
-                let key = RequestKey::from(subscription.id());
-                let stream = ListenTask {
-                    session: Arc::clone(self),
-                    events: Some(bus.subscribe()),
-                    closing: self.closing.subscribe(),
-                    cancel: self.in_flight.admit(key.clone(), ticket),
-                    line,
-                    out,
-                    now,
-                    key,
-                    ticket,
-                    queue: queue.clone(),
-                };
-                tokio::spawn(stream.run());
-                return Ok(());
+                return self.listen(&subscription, line, now, ticket, out).await;
             }
             Ok(Accepted::Cancelled(id)) => {
-                self.buffers.give(out);
                 let key = RequestKey::from(id);
                 let stopped = self.in_flight.cancel(&key);
                 tracing::debug!(request = ?key, stopped, "cancellation");
                 return Ok(());
             }
             Err(too_small) => {
-                self.buffers.give(out);
-                let id = request_id(&line, self.server.config().limits);
                 tracing::warn!(
                     required = too_small.required,
                     "reply exceeds the output buffer"
                 );
-                let message = error_message(id, ErrorCode::INTERNAL_ERROR, TOO_LARGE);
-                return queue.send(message).await.map_err(|_| Closed);
+                let id = request_id(line, self.server.config().limits);
+                return self
+                    .output
+                    .send(&error_message(id, ErrorCode::INTERNAL_ERROR, TOO_LARGE))
+                    .await;
             }
         };
-        let Ok(slot) = Arc::clone(&self.slots).acquire_owned().await else {
-            return Err(Closed);
-        };
-        let cancel = self.in_flight.admit(key.clone(), ticket);
-        let task = Task {
-            session: Arc::clone(self),
-            line,
-            out,
-            now,
-            key,
-            ticket,
-            cancel,
-            slot,
-            queue: queue.clone(),
-        };
-        tokio::spawn(task.run());
-        Ok(())
-    }
-}
-
-/// One admitted call, run in a task of its own.
-struct Task<A: 'static> {
-    session: Arc<Session<A>>,
-    line: Vec<u8>,
-    out: Vec<u8>,
-    now: u64,
-    key: RequestKey,
-    ticket: u64,
-    cancel: CancelSignal,
-    /// Held until the answer is queued.
-    slot: OwnedSemaphorePermit,
-    queue: Queue,
-}
-
-impl<A: AsyncHandler + 'static> Task<A> {
-    async fn run(mut self) {
-        let answer = self.answer().await;
-        let session = &self.session;
-        session.in_flight.finish(&self.key, self.ticket);
-        session.buffers.give(self.out);
-        match answer {
-            Some(message) => {
-                // A send fails only when the writer is gone, and then there is no one to tell.
-                let _ = self.queue.send(message).await;
-            }
-            None => tracing::debug!(request = ?self.key, "cancelled; no response"),
-        }
-        drop(self.slot);
-    }
-
-    /// Runs the call and returns its response, or `None` when it was cancelled.
-    async fn answer(&mut self) -> Option<Vec<u8>> {
-        let server = &*self.session.server;
-        let out = &mut self.out[..];
-        let call = match server.accept(&self.line, Round::anonymous(self.now), out) {
-            Ok(Accepted::Call(call)) => call,
-            // `accept` is deterministic, so the reader saw a call too; answer whatever it is.
-            Ok(Accepted::Replied(len)) => return Some(out[..len].to_vec()),
-            Ok(Accepted::Silent | Accepted::Cancelled(_) | Accepted::Listen(_)) => return None,
-            Err(_) => {
-                let id = request_id(&self.line, server.config().limits);
-                return Some(error_message(id, ErrorCode::INTERNAL_ERROR, TOO_LARGE));
-            }
-        };
+        let key = RequestKey::from(call.context().id());
+        self.in_flight.admit(key.clone(), ticket, Stop::Slot(slot));
         let outcome = {
-            let mut notifier = QueueNotifier { queue: &self.queue };
-            let running = catch_unwind(run_call(server.app(), &call, out, Some(&mut notifier)));
-            tokio::select! {
-                biased;
-                Ok(()) = &mut self.cancel => return None,
-                outcome = running => outcome,
-            }
+            let mut notifier = OutputNotifier {
+                output: &self.output,
+            };
+            let mut running = pin!(run_call(self.server.app(), &call, out, Some(&mut notifier)));
+            poll_fn(|cx| {
+                if self.in_flight.is_cancelled(slot) {
+                    return Poll::Ready(None);
+                }
+                match std::panic::catch_unwind(AssertUnwindSafe(|| running.as_mut().poll(cx))) {
+                    Ok(Poll::Ready(outcome)) => Poll::Ready(Some(outcome)),
+                    Ok(Poll::Pending) => Poll::Pending,
+                    Err(_) => {
+                        tracing::error!(request = ?key, "handler panicked");
+                        Poll::Ready(Some(Err(Error::internal("The handler failed"))))
+                    }
+                }
+            })
+            .await
         };
-        let outcome = outcome.unwrap_or_else(|_| {
-            tracing::error!(request = ?self.key, "handler panicked");
-            Err(Error::internal("The handler failed"))
-        });
+        self.in_flight.finish(&key, ticket);
+        let Some(outcome) = outcome else {
+            tracing::debug!(request = ?key, "cancelled; no response");
+            return Ok(());
+        };
         match call.finish(out, outcome) {
-            Ok(len) => Some(out[..len].to_vec()),
+            Ok(len) => self.output.send(&out[..len]).await,
             Err(too_small) => {
                 tracing::warn!(
                     required = too_small.required,
                     "reply exceeds the output buffer"
                 );
                 let id = Some(call.context().id());
-                Some(error_message(id, ErrorCode::INTERNAL_ERROR, TOO_LARGE))
+                self.output
+                    .send(&error_message(id, ErrorCode::INTERNAL_ERROR, TOO_LARGE))
+                    .await
             }
         }
+    }
+
+    /// A `subscriptions/listen`: without a bus, acknowledged and closed at once; with one, a
+    /// stream in a task of its own (which parses its own copy of the line: subscriptions are
+    /// rare and long-lived).
+    async fn listen(
+        self: &Arc<Self>,
+        subscription: &Subscription<'_>,
+        line: &[u8],
+        now: u64,
+        ticket: u64,
+        out: &mut [u8],
+    ) -> Result<(), Closed> {
+        let Some(bus) = &self.events else {
+            // No event source: acknowledge, then end the subscription gracefully, so a
+            // client is never left waiting.
+            for write in [Subscription::write_acknowledged, Subscription::write_closed] {
+                send_written(out, &self.output, |w| write(subscription, w)).await?;
+            }
+            return Ok(());
+        };
+        let key = RequestKey::from(subscription.id());
+        let (stop, cancel) = oneshot::channel();
+        self.in_flight.admit(key.clone(), ticket, Stop::Task(stop));
+        let stream = ListenTask {
+            session: Arc::clone(self),
+            events: Some(bus.subscribe()),
+            closing: self.closing.subscribe(),
+            cancel,
+            line: line.to_vec(),
+            out: vec![0; self.max_response_len],
+            now,
+            key,
+            ticket,
+        };
+        let mut listeners = self.listeners();
+        // Forget the streams that ended, so their results do not pile up over a session.
+        while listeners.try_join_next().is_some() {}
+        listeners.spawn(stream.run());
+        Ok(())
     }
 }
 
@@ -359,21 +493,18 @@ struct ListenTask<A: 'static> {
     session: Arc<Session<A>>,
     events: Option<broadcast::Receiver<ServerEvent>>,
     closing: watch::Receiver<bool>,
-    cancel: CancelSignal,
+    cancel: oneshot::Receiver<()>,
     line: Vec<u8>,
     out: Vec<u8>,
     now: u64,
     key: RequestKey,
     ticket: u64,
-    queue: Queue,
 }
 
 impl<A: AsyncHandler + 'static> ListenTask<A> {
     async fn run(mut self) {
         self.stream().await;
         self.session.in_flight.finish(&self.key, self.ticket);
-        let out = std::mem::take(&mut self.out);
-        self.session.buffers.give(out);
     }
 
     async fn stream(&mut self) {
@@ -383,8 +514,8 @@ impl<A: AsyncHandler + 'static> ListenTask<A> {
             // `accept` is deterministic: the reader saw a subscription too.
             _ => return,
         };
-        let (out, queue) = (&mut self.out, &self.queue);
-        if send_written(out, queue, |w| sub.write_acknowledged(w))
+        let (out, output) = (&mut self.out, &*self.session.output);
+        if send_written(out, output, |w| sub.write_acknowledged(w))
             .await
             .is_err()
         {
@@ -412,7 +543,7 @@ impl<A: AsyncHandler + 'static> ListenTask<A> {
                 }
                 event = next_event(&mut self.events) => match event {
                     Ok(event) if sub.wants(&event.as_event()) => {
-                        send_written(out, queue, |w| sub.write_event(&event.as_event(), w)).await
+                        send_written(out, output, |w| sub.write_event(&event.as_event(), w)).await
                     }
                     Ok(_) => Ok(()),
                     Err(broadcast::error::RecvError::Lagged(missed)) => {
@@ -420,7 +551,7 @@ impl<A: AsyncHandler + 'static> ListenTask<A> {
                         let mut sent = Ok(());
                         for event in everything_wanted(&sub) {
                             sent = sent.and(
-                                send_written(out, queue, |w| sub.write_event(&event.as_event(), w))
+                                send_written(out, output, |w| sub.write_event(&event.as_event(), w))
                                     .await,
                             );
                         }
@@ -434,20 +565,20 @@ impl<A: AsyncHandler + 'static> ListenTask<A> {
                 return;
             }
         }
-        let _ = send_written(out, queue, |w| sub.write_closed(w)).await;
+        let _ = send_written(out, output, |w| sub.write_closed(w)).await;
     }
 }
 
 /// Writes one message into `out` and queues it.
 async fn send_written(
     out: &mut [u8],
-    queue: &Queue,
+    output: &Output,
     write: impl FnOnce(&mut Writer<'_>),
 ) -> Result<(), Closed> {
     let mut w = Writer::new(out);
     write(&mut w);
     match w.finish() {
-        Ok(len) => queue.send(out[..len].to_vec()).await.map_err(|_| Closed),
+        Ok(len) => output.send(&out[..len]).await,
         Err(too_small) => {
             tracing::warn!(required = too_small.required, "notification too large");
             Ok(())
@@ -456,20 +587,6 @@ async fn send_written(
 }
 
 const TOO_LARGE: &str = "The response exceeds the output buffer";
-
-/// Polls `future`, turning a panic into an error rather than a request that is never
-/// answered.
-async fn catch_unwind<F: Future>(future: F) -> std::thread::Result<F::Output> {
-    let mut future = pin!(future);
-    poll_fn(
-        |cx| match std::panic::catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(cx))) {
-            Ok(Poll::Ready(output)) => Poll::Ready(Ok(output)),
-            Ok(Poll::Pending) => Poll::Pending,
-            Err(panic) => Poll::Ready(Err(panic)),
-        },
-    )
-    .await
-}
 
 /// The id of a request line, when it has one.
 fn request_id(line: &[u8], limits: snodo_core::json::Limits) -> Option<Id<'_>> {
@@ -600,3 +717,6 @@ mod tests {
         serving.await.unwrap().unwrap();
     }
 }
+
+#[cfg(test)]
+mod bounds_tests;

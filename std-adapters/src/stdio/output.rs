@@ -1,84 +1,169 @@
-//! The output side: one writer task drains a queue of finished messages into a buffered
-//! writer and flushes when the queue is momentarily empty, so a burst of replies costs one
-//! write rather than one per message.
+//! The output side: finished messages are appended, one line each, to a bounded byte buffer
+//! that a single writer task drains with one write per batch.
+//!
+//! Room in the buffer is counted in bytes by a semaphore of `capacity` permits: a message
+//! takes permits for its bytes (a message longer than the whole buffer takes them all, so it
+//! waits until the buffer is empty and is then alone in it), and the writer gives them back
+//! once the bytes are written. So the bytes waiting or being written never exceed the
+//! capacity (or one message, when a single message is longer), whoever produces them, and a
+//! producer that finds the buffer full waits: that wait is what stops the reader when the
+//! client does not read its answers. Nothing is allocated per message; the writer swaps the
+//! filled buffer for the one it has just written.
 
 use std::io;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, PoisonError};
 
 use snodo_core::server::Notifier;
-use tokio::io::{AsyncWrite, AsyncWriteExt, BufWriter};
-use tokio::sync::mpsc;
+use tokio::io::{AsyncWrite, AsyncWriteExt};
+use tokio::sync::{Notify, Semaphore};
 
-/// Size of the write buffer in front of the output.
-const WRITE_BUFFER: usize = 64 * 1024;
-
-/// Finished messages on their way out, each one line once written.
-pub(crate) type Queue = mpsc::Sender<Vec<u8>>;
-
-/// Output buffers of one size, kept for reuse so that a request does not zero a fresh
-/// megabyte. Holds at most `keep` idle buffers.
+/// The writer is gone (it failed or serving ended): nothing more can be sent.
 #[derive(Debug)]
-pub(crate) struct BufferPool {
-    size: usize,
-    keep: usize,
-    idle: Mutex<Vec<Vec<u8>>>,
+pub(crate) struct Closed;
+
+/// The bounded output buffer shared by the requests and the writer.
+#[derive(Debug)]
+pub(crate) struct Output {
+    capacity: usize,
+    pending: Mutex<Pending>,
+    /// Free bytes of the buffer.
+    room: Semaphore,
+    /// Signalled when bytes are appended or the output is closed.
+    ready: Notify,
+    /// Bytes appended and not yet written.
+    buffered: AtomicUsize,
+    /// The most bytes ever buffered at once.
+    high_water: AtomicUsize,
 }
 
-impl BufferPool {
-    pub(crate) fn new(size: usize, keep: usize) -> Self {
-        BufferPool {
-            size,
-            keep,
-            idle: Mutex::new(Vec::new()),
-        }
-    }
-
-    /// A buffer of the pool's size (its contents are whatever the last user left).
-    pub(crate) fn take(&self) -> Vec<u8> {
-        let reused = self
-            .idle
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .pop();
-        reused.unwrap_or_else(|| vec![0; self.size])
-    }
-
-    /// Returns a buffer for reuse.
-    pub(crate) fn give(&self, buf: Vec<u8>) {
-        if buf.len() != self.size {
-            return;
-        }
-        let mut idle = self.idle.lock().unwrap_or_else(PoisonError::into_inner);
-        if idle.len() < self.keep {
-            idle.push(buf);
-        }
-    }
+#[derive(Debug, Default)]
+struct Pending {
+    bytes: Vec<u8>,
+    /// Permits the bytes in `bytes` hold (fewer than the bytes for an oversized message).
+    permits: usize,
+    closed: bool,
 }
 
-/// Writes every queued message as one line until every sender is gone, then flushes and
-/// shuts the output down.
-pub(crate) async fn write_loop<W: AsyncWrite + Unpin>(
-    mut queue: mpsc::Receiver<Vec<u8>>,
-    output: W,
-) -> io::Result<()> {
-    let mut out = BufWriter::with_capacity(WRITE_BUFFER, output);
-    while let Some(first) = queue.recv().await {
-        write_line(&mut out, first).await?;
-        while let Ok(next) = queue.try_recv() {
-            write_line(&mut out, next).await?;
+impl Output {
+    /// A buffer of `capacity` bytes (at least 1, at most `u32::MAX`).
+    pub(crate) fn new(capacity: usize) -> Self {
+        let capacity = capacity.clamp(1, u32::MAX as usize);
+        Output {
+            capacity,
+            pending: Mutex::new(Pending {
+                bytes: Vec::with_capacity(capacity),
+                ..Pending::default()
+            }),
+            room: Semaphore::new(capacity),
+            ready: Notify::new(),
+            buffered: AtomicUsize::new(0),
+            high_water: AtomicUsize::new(0),
         }
-        out.flush().await?;
     }
-    out.shutdown().await
-}
 
-async fn write_line<W: AsyncWrite + Unpin>(
-    out: &mut BufWriter<W>,
-    mut message: Vec<u8>,
-) -> io::Result<()> {
-    one_line(&mut message);
-    message.push(b'\n');
-    out.write_all(&message).await
+    /// The most bytes that were ever waiting or being written at once.
+    pub(crate) fn high_water(&self) -> usize {
+        self.high_water.load(Ordering::Relaxed)
+    }
+
+    /// Queues `message` as one line, waiting for room.
+    pub(crate) async fn send(&self, message: &[u8]) -> Result<(), Closed> {
+        let permits = self.permits_for(message);
+        let permit = self
+            .room
+            .acquire_many(permits as u32)
+            .await
+            .map_err(|_| Closed)?;
+        permit.forget();
+        self.append(message, permits)
+    }
+
+    /// Queues `message` as one line if there is room now; otherwise drops it.
+    pub(crate) fn try_send(&self, message: &[u8]) -> Result<(), Closed> {
+        let permits = self.permits_for(message);
+        let permit = self
+            .room
+            .try_acquire_many(permits as u32)
+            .map_err(|_| Closed)?;
+        permit.forget();
+        self.append(message, permits)
+    }
+
+    /// No more messages: the writer ends once the buffer is written.
+    pub(crate) fn close(&self) {
+        self.lock().closed = true;
+        self.ready.notify_one();
+    }
+
+    fn permits_for(&self, message: &[u8]) -> usize {
+        (message.len() + 1).min(self.capacity)
+    }
+
+    fn append(&self, message: &[u8], permits: usize) -> Result<(), Closed> {
+        let mut pending = self.lock();
+        if pending.closed {
+            self.room.add_permits(permits);
+            return Err(Closed);
+        }
+        let start = pending.bytes.len();
+        pending.bytes.extend_from_slice(message);
+        one_line(&mut pending.bytes[start..]);
+        pending.bytes.push(b'\n');
+        pending.permits += permits;
+        // Counted before the writer can take these bytes (it takes them under the lock),
+        // so its subtraction always follows this addition.
+        let now = self
+            .buffered
+            .fetch_add(message.len() + 1, Ordering::Relaxed)
+            + message.len()
+            + 1;
+        drop(pending);
+        self.high_water.fetch_max(now, Ordering::Relaxed);
+        self.ready.notify_one();
+        Ok(())
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Pending> {
+        self.pending.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Writes batches until the output is closed and empty, then shuts `output` down. On a
+    /// write error, closes the buffer so every waiting producer learns the writer is gone.
+    pub(crate) async fn write_loop<W: AsyncWrite + Unpin>(&self, mut output: W) -> io::Result<()> {
+        let written = self.drain(&mut output).await;
+        self.room.close();
+        self.lock().closed = true;
+        written?;
+        output.shutdown().await
+    }
+
+    async fn drain<W: AsyncWrite + Unpin>(&self, output: &mut W) -> io::Result<()> {
+        let mut batch = Vec::with_capacity(self.capacity);
+        loop {
+            let (permits, closed) = {
+                let mut pending = self.lock();
+                std::mem::swap(&mut pending.bytes, &mut batch);
+                (std::mem::take(&mut pending.permits), pending.closed)
+            };
+            if batch.is_empty() {
+                if closed {
+                    return Ok(());
+                }
+                self.ready.notified().await;
+                continue;
+            }
+            output.write_all(&batch).await?;
+            output.flush().await?;
+            self.buffered.fetch_sub(batch.len(), Ordering::Relaxed);
+            batch.clear();
+            if batch.capacity() > self.capacity {
+                // An oversized message grew it: keep no more than the configured buffer.
+                batch.shrink_to(self.capacity);
+            }
+            self.room.add_permits(permits);
+        }
+    }
 }
 
 /// Keeps a message on one line. The core never writes a raw line break, but an application
@@ -92,18 +177,18 @@ fn one_line(message: &mut [u8]) {
     }
 }
 
-/// Forwards a request's notifications to the writer queue, in order, ahead of its reply.
+/// Forwards a request's notifications to the output, in order, ahead of its reply.
 #[derive(Debug)]
-pub(crate) struct QueueNotifier<'q> {
-    pub(crate) queue: &'q Queue,
+pub(crate) struct OutputNotifier<'o> {
+    pub(crate) output: &'o Output,
 }
 
-impl Notifier for QueueNotifier<'_> {
+impl Notifier for OutputNotifier<'_> {
     fn notify(&mut self, message: &[u8]) {
         // Notifications are advisory: when the writer is this far behind, one is dropped
-        // rather than blocking the handler or growing the queue without bound.
-        if let Err(e) = self.queue.try_send(message.to_vec()) {
-            tracing::debug!("notification dropped: {e}");
+        // rather than blocking the handler or growing the buffer.
+        if self.output.try_send(message).is_err() {
+            tracing::debug!("notification dropped: the output buffer is full");
         }
     }
 }

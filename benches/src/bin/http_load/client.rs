@@ -209,18 +209,10 @@ impl Client {
 
     async fn echo(&mut self) {
         let id = self.id();
-        let body = format!(
-            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{{META},"name":"echo","arguments":{{"text":"{ECHO_TEXT}"}}}}}}"#
-        );
-        let Some((reply, in_window)) = self.call(0, "echo", body).await else {
+        let Some((reply, in_window)) = self.call(0, "echo", echo_body(id)).await else {
             return;
         };
-        let expected = [
-            format!(r#""id":{id},"#),
-            format!(r#""text":"{ECHO_TEXT}""#),
-            r#""resultType":"complete""#.to_owned(),
-        ];
-        if let Some(missing) = expected.iter().find(|e| !contains(&reply, e.as_bytes())) {
+        if let Some(missing) = echo_mismatch(id, &reply) {
             self.out.fail(format!(
                 "echo: {missing} missing from {}",
                 String::from_utf8_lossy(&reply)
@@ -236,8 +228,7 @@ impl Client {
             return;
         };
         // Leg 2: the state back with the color; the server asks for a style.
-        let answer = r#""color":{"action":"accept","content":{"color":"teal"}}"#;
-        let Some(state) = self.leg(1, Some((&state, answer)), "style").await else {
+        let Some(state) = self.leg(1, Some((&state, FLOW_ANSWERS[0])), "style").await else {
             return;
         };
         if Instant::now() >= self.window.end {
@@ -245,17 +236,11 @@ impl Client {
         }
         // Leg 3: the state back with the style; the server completes.
         let id = self.id();
-        let answer = r#""style":{"action":"accept","content":{"style":"bold"}}"#;
-        let body = flow_body(id, Some((&state, answer)));
+        let body = flow_body(id, Some((&state, FLOW_ANSWERS[1])));
         let Some((reply, in_window)) = self.call(2, "preference_preview", body).await else {
             return;
         };
-        let expected = [
-            format!(r#""id":{id},"#),
-            r#""resultType":"complete""#.to_owned(),
-            format!(r#""text":"{FLOW_RESULT}""#),
-        ];
-        if let Some(missing) = expected.iter().find(|e| !contains(&reply, e.as_bytes())) {
+        if let Some(missing) = flow_mismatch(id, &reply) {
             self.out.fail(format!(
                 "flow leg 3: {missing} missing from {}",
                 String::from_utf8_lossy(&reply)
@@ -358,9 +343,46 @@ impl Client {
     }
 }
 
+/// A `tools/call` of `echo`.
+pub fn echo_body(id: u64) -> String {
+    format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{{META},"name":"echo","arguments":{{"text":"{ECHO_TEXT}"}}}}}}"#
+    )
+}
+
+/// What is missing from the answer to `echo` request `id`, if anything.
+pub fn echo_mismatch(id: u64, reply: &[u8]) -> Option<String> {
+    let expected = [
+        format!(r#""id":{id},"#),
+        format!(r#""text":"{ECHO_TEXT}""#),
+        r#""resultType":"complete""#.to_owned(),
+    ];
+    expected
+        .into_iter()
+        .find(|e| !contains(reply, e.as_bytes()))
+}
+
+/// What is missing from the answer to the flow's last leg, request `id`, if anything.
+pub fn flow_mismatch(id: u64, reply: &[u8]) -> Option<String> {
+    let expected = [
+        format!(r#""id":{id},"#),
+        r#""resultType":"complete""#.to_owned(),
+        format!(r#""text":"{FLOW_RESULT}""#),
+    ];
+    expected
+        .into_iter()
+        .find(|e| !contains(reply, e.as_bytes()))
+}
+
+/// The input responses of the flow's legs 2 (the color) and 3 (the style).
+pub const FLOW_ANSWERS: [&str; 2] = [
+    r#""color":{"action":"accept","content":{"color":"teal"}}"#,
+    r#""style":{"action":"accept","content":{"style":"bold"}}"#,
+];
+
 /// A `tools/call` of `preference_preview`; with `previous` = (sealed state, one input
 /// response member) for the legs after the first.
-fn flow_body(id: u64, previous: Option<(&str, &str)>) -> String {
+pub fn flow_body(id: u64, previous: Option<(&str, &str)>) -> String {
     let more = match previous {
         None => String::new(),
         Some((state, answer)) => format!(

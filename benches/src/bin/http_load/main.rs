@@ -25,8 +25,10 @@
 //! Prints a table, then one JSON line (starting `{"bench":"http_load"`) for machines.
 
 mod client;
+mod peers;
 mod server;
 mod stats;
+mod stdio;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -53,6 +55,13 @@ usage: http_load [--server PATH | --url URL [--pid PID]] [options]
   --scenario S     echo, flow or both (default both)
   --timeout SECS   longest wait for one response (default 10)
   --label TEXT     what is being measured, echoed in the JSON line (default: the server)
+  --stdio          flood PATH --stdio instead: every request written at once
+  --requests N     with --stdio: echo requests (default 400000)
+  --flows N        with --stdio or --peer: 3-leg flows (default 100000)
+  --peer PATH      side by side: every HTTP row (echo and flow, 16 and 64 clients) and
+                   stdio row against the server (--server) and then PATH, with ratios
+  --backlogs LIST  with --peer: stdio echo rows, requests written at once
+                   (default 100000,400000,1000000)
 ";
 
 #[derive(Debug)]
@@ -67,6 +76,13 @@ struct Options {
     scenarios: Vec<Scenario>,
     timeout: Duration,
     label: Option<String>,
+    /// Flood the server over stdio instead of loading it over HTTP.
+    stdio: bool,
+    requests: u64,
+    flows: u64,
+    /// The second server of a side-by-side run.
+    peer: Option<PathBuf>,
+    backlogs: Vec<u64>,
 }
 
 fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Option<Options>, String> {
@@ -81,11 +97,20 @@ fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Option<Options>,
         scenarios: vec![Scenario::Echo, Scenario::Flow],
         timeout: Duration::from_secs(10),
         label: None,
+        stdio: false,
+        requests: 400_000,
+        flows: 100_000,
+        peer: None,
+        backlogs: vec![100_000, 400_000, 1_000_000],
     };
     let mut args = args.into_iter();
     while let Some(arg) = args.next() {
         if arg == "-h" || arg == "--help" {
             return Ok(None);
+        }
+        if arg == "--stdio" {
+            options.stdio = true;
+            continue;
         }
         let value = args.next().ok_or(format!("{arg} needs a value"))?;
         let number = |v: &str| v.parse::<u64>().map_err(|e| format!("{arg} {v}: {e}"));
@@ -105,6 +130,15 @@ fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Option<Options>,
             "--threads" => options.threads = number(&value)?.max(1) as usize,
             "--timeout" => options.timeout = seconds(&value)?,
             "--label" => options.label = Some(value),
+            "--requests" => options.requests = number(&value)?.max(1),
+            "--flows" => options.flows = number(&value)?.max(1),
+            "--peer" => options.peer = Some(PathBuf::from(value)),
+            "--backlogs" => {
+                options.backlogs = value
+                    .split(',')
+                    .map(|n| number(n.trim()).map(|n| n.max(1)))
+                    .collect::<Result<_, _>>()?;
+            }
             "--scenario" => {
                 options.scenarios = match value.as_str() {
                     "echo" => vec![Scenario::Echo],
@@ -121,6 +155,9 @@ fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Option<Options>,
     }
     if options.pid.is_some() && options.url.is_none() {
         return Err("--pid goes with --url".to_owned());
+    }
+    if (options.stdio || options.peer.is_some()) && options.url.is_some() {
+        return Err("--stdio starts the server itself: give --server, not --url".to_owned());
     }
     Ok(Some(options))
 }
@@ -169,6 +206,25 @@ struct Measured {
 
 /// Runs every scenario; `Ok(false)` when a request failed.
 fn run(options: Options) -> Result<bool, String> {
+    if let Some(peer) = &options.peer {
+        let ours = match &options.server {
+            Some(path) => path.clone(),
+            None => default_server()?,
+        };
+        return peers::run(&peers::Peers {
+            ours: &ours,
+            theirs: peer,
+            warmup: options.warmup,
+            duration: options.duration,
+            timeout: options.timeout,
+            threads: options.threads,
+            backlogs: options.backlogs.clone(),
+            flows: options.flows,
+        });
+    }
+    if options.stdio {
+        return run_stdio(&options);
+    }
     let (child, url, pid) = match &options.url {
         Some(url) => (None, url.clone(), options.pid),
         None => {
@@ -257,6 +313,72 @@ fn run(options: Options) -> Result<bool, String> {
             clean = false;
         }
     }
+    Ok(clean)
+}
+
+/// Floods the server over stdio with each scenario; `Ok(false)` when an answer was wrong.
+fn run_stdio(options: &Options) -> Result<bool, String> {
+    let path = match &options.server {
+        Some(path) => path.clone(),
+        None => default_server()?,
+    };
+    let label = options
+        .label
+        .clone()
+        .unwrap_or_else(|| path.display().to_string());
+    println!(
+        "stdio flood: {label}: every request written at once, {} CPUs, load average {}",
+        server::cpus(),
+        server::load_average()
+    );
+    println!(
+        "{:<28} {:>9} {:>10} {:>10} {:>7} {:>7} {:>10}",
+        "scenario", "done", "per s", "req per s", "errors", "srv cpu", "peak RSS"
+    );
+    let mut clean = true;
+    let mut line = json!({"bench": "stdio_load", "label": label, "cpus": server::cpus()});
+    for &scenario in &options.scenarios {
+        let units = match scenario {
+            Scenario::Echo => options.requests,
+            Scenario::Flow => options.flows,
+        };
+        let f = stdio::flood(&path, scenario, units)?;
+        let seconds = f.elapsed.as_secs_f64();
+        println!(
+            "{:<28} {:>9} {:>10.0} {:>10.0} {:>7} {:>7} {:>10}",
+            name(scenario),
+            f.completed,
+            f.completed as f64 / seconds,
+            f.requests as f64 / seconds,
+            f.errors,
+            or_dash(f.server_cores.map(|c| format!("{c:.2}"))),
+            or_dash(f.peak_rss_kib.map(mib)),
+        );
+        let key = match scenario {
+            Scenario::Echo => "echo",
+            Scenario::Flow => "flow",
+        };
+        line[key] = json!({
+            "units": units,
+            "completed": f.completed,
+            "requests": f.requests,
+            "seconds": seconds,
+            "per_s": (f.completed as f64 / seconds).round(),
+            "requests_per_s": (f.requests as f64 / seconds).round(),
+            "errors": f.errors,
+            "server_cpu_cores": f.server_cores.map(|c| (c * 100.0).round() / 100.0),
+            "server_peak_rss_kib": f.peak_rss_kib,
+        });
+        if let Some(problem) = &f.first_error {
+            eprintln!(
+                "http_load: {} wrong answers in {}; the first: {problem}",
+                f.errors,
+                name(scenario)
+            );
+            clean = false;
+        }
+    }
+    println!("{line}");
     Ok(clean)
 }
 

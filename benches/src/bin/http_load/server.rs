@@ -21,17 +21,7 @@ impl Server {
     /// Starts `path` on a free loopback port and waits for the URL on its first stdout line.
     /// Its log goes to our standard error, filtered by `RUST_LOG` (`warn` unless set).
     pub fn start(path: &Path) -> Result<Server, String> {
-        let mut child = Command::new(path)
-            .args(["--http", "127.0.0.1:0"])
-            .env(
-                "RUST_LOG",
-                std::env::var("RUST_LOG").unwrap_or_else(|_| "warn".to_owned()),
-            )
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .map_err(|e| format!("cannot start {}: {e}", path.display()))?;
+        let mut child = spawn(path, &["--http", "127.0.0.1:0"], Stdio::null())?;
         let stdout = child.stdout.take().ok_or("no stdout")?;
         // Read the first line on a thread so a silent server cannot hang us, then keep
         // draining so the server never writes into a closed pipe.
@@ -65,6 +55,22 @@ impl Server {
     pub fn pid(&self) -> u32 {
         self.child.id()
     }
+}
+
+/// Starts `path` with `args`, its stdout piped and its log on our standard error, filtered by
+/// `RUST_LOG` (`warn` unless set).
+pub fn spawn(path: &Path, args: &[&str], stdin: Stdio) -> Result<Child, String> {
+    Command::new(path)
+        .args(args)
+        .env(
+            "RUST_LOG",
+            std::env::var("RUST_LOG").unwrap_or_else(|_| "warn".to_owned()),
+        )
+        .stdin(stdin)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .map_err(|e| format!("cannot start {} {}: {e}", path.display(), args.join(" ")))
 }
 
 impl Drop for Server {

@@ -1,0 +1,185 @@
+//! Side by side: the same loads against two servers in one run, each row measured on one
+//! server right after the other, so both see the same machine; prints both servers'
+//! figures and their ratio (first server over second).
+//!
+//! Rows: HTTP `echo` and the 3-leg flow with 16 and 64 clients (rate, p99, peak RSS);
+//! stdio `echo` with every request written at once (rate, peak RSS), once per backlog size;
+//! the stdio 3-leg flow (flows per second, peak RSS).
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::client::{Plan, Scenario, Target};
+use crate::{Measured, measure, server, stdio};
+
+/// What to run.
+#[derive(Debug)]
+pub struct Peers<'p> {
+    pub ours: &'p Path,
+    pub theirs: &'p Path,
+    pub warmup: Duration,
+    pub duration: Duration,
+    pub timeout: Duration,
+    pub threads: usize,
+    /// Backlogs of the stdio `echo` rows (requests written at once).
+    pub backlogs: Vec<u64>,
+    /// Flows of the stdio flow row (every first leg written at once).
+    pub flows: u64,
+}
+
+/// One server's figures for a row.
+#[derive(Clone, Copy, Debug, Default)]
+struct Figures {
+    per_s: f64,
+    p99_ms: Option<f64>,
+    rss_kib: Option<u64>,
+    errors: u64,
+}
+
+impl Figures {
+    fn show(&self) -> String {
+        let mut s = format!("{:>9.0}/s", self.per_s);
+        if let Some(p99) = self.p99_ms {
+            s += &format!(" p99 {p99:>5.2} ms");
+        }
+        if let Some(kib) = self.rss_kib {
+            s += &format!(" {:>5.1} MiB", kib as f64 / 1024.0);
+        }
+        if self.errors > 0 {
+            s += &format!(" ({} errors)", self.errors);
+        }
+        s
+    }
+
+    fn json(&self) -> Value {
+        json!({"per_s": self.per_s.round(), "p99_ms": self.p99_ms, "peak_rss_kib": self.rss_kib, "errors": self.errors})
+    }
+}
+
+/// Runs every row; `Ok(false)` when a request failed anywhere.
+pub fn run(peers: &Peers<'_>) -> Result<bool, String> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(peers.threads)
+        .enable_all()
+        .build()
+        .map_err(|e| format!("runtime: {e}"))?;
+    println!(
+        "peers: {} against {}, {} CPUs, load average {}; HTTP rows {:.1} s after {:.1} s \
+         warm-up, generator on {} thread(s)",
+        peers.ours.display(),
+        peers.theirs.display(),
+        server::cpus(),
+        server::load_average(),
+        peers.duration.as_secs_f64(),
+        peers.warmup.as_secs_f64(),
+        peers.threads,
+    );
+    println!(
+        "{:<36} {:<36} {:<36} ratio (snodo / rmcp)",
+        "work", "snodo", "rmcp"
+    );
+    let plan = |clients| Plan {
+        clients,
+        warmup: peers.warmup,
+        duration: peers.duration,
+        timeout: peers.timeout,
+    };
+    let mut rows = Vec::new();
+    for (scenario, clients) in [
+        (Scenario::Echo, 16),
+        (Scenario::Echo, 64),
+        (Scenario::Flow, 16),
+        (Scenario::Flow, 64),
+    ] {
+        let what = match scenario {
+            Scenario::Echo => format!("HTTP echo, {clients} clients"),
+            Scenario::Flow => format!("HTTP 3-leg flow, {clients} clients"),
+        };
+        let mut both = [Figures::default(); 2];
+        for (figures, path) in both.iter_mut().zip([peers.ours, peers.theirs]) {
+            *figures = http(&runtime, path, scenario, plan(clients))?;
+        }
+        rows.push(row(&what, both));
+    }
+    for &backlog in &peers.backlogs {
+        let what = format!("stdio echo, {backlog} at once");
+        let mut both = [Figures::default(); 2];
+        for (figures, path) in both.iter_mut().zip([peers.ours, peers.theirs]) {
+            *figures = stdio_row(path, Scenario::Echo, backlog)?;
+        }
+        rows.push(row(&what, both));
+    }
+    let what = format!("stdio 3-leg flow, {} flows", peers.flows);
+    let mut both = [Figures::default(); 2];
+    for (figures, path) in both.iter_mut().zip([peers.ours, peers.theirs]) {
+        *figures = stdio_row(path, Scenario::Flow, peers.flows)?;
+    }
+    rows.push(row(&what, both));
+    let clean = rows
+        .iter()
+        .all(|r| r["snodo"]["errors"] == 0 && r["rmcp"]["errors"] == 0);
+    println!(
+        "{}",
+        json!({"bench": "peers", "cpus": server::cpus(), "loadavg": server::load_average(), "rows": rows})
+    );
+    Ok(clean)
+}
+
+/// Prints a row and returns it for the JSON line.
+fn row(what: &str, [ours, theirs]: [Figures; 2]) -> Value {
+    let ratio = |a: f64, b: f64| {
+        if b > 0.0 {
+            format!("{:.2}x", a / b)
+        } else {
+            "-".into()
+        }
+    };
+    let mut ratios = vec![format!("rate {}", ratio(ours.per_s, theirs.per_s))];
+    if let (Some(a), Some(b)) = (ours.p99_ms, theirs.p99_ms) {
+        ratios.push(format!("p99 {}", ratio(a, b)));
+    }
+    if let (Some(a), Some(b)) = (ours.rss_kib, theirs.rss_kib) {
+        ratios.push(format!("RSS {}", ratio(a as f64, b as f64)));
+    }
+    println!(
+        "{what:<36} {:<36} {:<36} {}",
+        ours.show(),
+        theirs.show(),
+        ratios.join(", ")
+    );
+    json!({"work": what, "snodo": ours.json(), "rmcp": theirs.json()})
+}
+
+/// One HTTP scenario against `path`, started for it.
+fn http(
+    runtime: &tokio::runtime::Runtime,
+    path: &Path,
+    scenario: Scenario,
+    plan: Plan,
+) -> Result<Figures, String> {
+    let child = server::Server::start(path)?;
+    let target = Arc::new(Target::parse(&child.url)?);
+    let pid = Some(child.pid().to_string());
+    let m: Measured = runtime.block_on(measure(target, scenario, plan, pid));
+    drop(child);
+    let p99 = m.summaries.iter().map(|s| s.p99).max();
+    Ok(Figures {
+        per_s: m.outcome.completed as f64 / plan.duration.as_secs_f64(),
+        p99_ms: p99.map(|d| d.as_secs_f64() * 1000.0),
+        rss_kib: m.peak_rss_kib,
+        errors: m.outcome.errors,
+    })
+}
+
+fn stdio_row(path: &Path, scenario: Scenario, units: u64) -> Result<Figures, String> {
+    let f = stdio::flood(path, scenario, units)?;
+    Ok(Figures {
+        per_s: f.completed as f64 / f.elapsed.as_secs_f64(),
+        p99_ms: None,
+        rss_kib: f.peak_rss_kib,
+        errors: f.errors + (units - f.completed),
+    })
+}
