@@ -68,6 +68,10 @@ use lines::{Line, Lines};
 use output::{Closed, Output, OutputNotifier};
 
 /// Serves `server` on the process's standard input and output until the end of input.
+///
+/// `server` is served as given: check its definitions first with
+/// [`Checked::new`](crate::Checked::new) (or build it with the typed layer, which does);
+/// [`crate::serve_stdio`] takes only a checked one and starts the runtime too.
 pub async fn serve_stdio<A>(server: Arc<Server<'static, A>>, config: StdioConfig) -> io::Result<()>
 where
     A: AsyncHandler + 'static,
