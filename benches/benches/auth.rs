@@ -89,7 +89,8 @@ fn bench_auth(c: &mut Criterion) {
     })
     .expect("JWKS");
 
-    let server = Arc::new(Server::new(Config::new("bench", "1.0.0"), Ping));
+    let server =
+        Arc::new(Server::new(Config::new("bench", "1.0.0"), Ping).expect("valid definitions"));
     let plain = McpService::new(Arc::clone(&server), HttpConfig::new());
     let guard = |verifier: JwksVerifier| {
         let resource = ResourceServer::new(RESOURCE)

@@ -104,8 +104,8 @@ fn state_asking(reply: &Value, key: &str) -> String {
 
 fn bench_mrtr(c: &mut Criterion) {
     let options = StateOptions::new(Keys::secret(&SECRET).expect("a 32-byte secret"));
-    let server = Server::new(Config::new("bench", "1").with_state(&options), Preferences);
-    server.check().expect("valid definitions");
+    let server = Server::new(Config::new("bench", "1").with_state(&options), Preferences)
+        .expect("valid definitions");
     let round = Round::anonymous(NOW);
 
     // The three legs, checked once before they are timed.

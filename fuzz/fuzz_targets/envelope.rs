@@ -267,9 +267,7 @@ static STATE: LazyLock<StateOptions> = LazyLock::new(|| {
 
 static SERVER: LazyLock<Server<'static, Fixture>> = LazyLock::new(|| {
     let config = Config::new("fuzz-fixture", "0").with_state(&STATE);
-    let server = Server::new(config, Fixture);
-    server.check().expect("the fixture's definitions are valid");
-    server
+    Server::new(config, Fixture).expect("the fixture's definitions are valid")
 });
 
 // ---------------------------------------------------------------------------------------------

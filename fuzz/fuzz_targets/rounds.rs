@@ -76,7 +76,10 @@ static STATE: LazyLock<StateOptions> = LazyLock::new(|| {
 });
 
 static SERVER: LazyLock<Server<'static, App>> =
-    LazyLock::new(|| Server::new(Config::new("fuzz-rounds", "0").with_state(&STATE), App));
+    LazyLock::new(|| {
+        Server::new(Config::new("fuzz-rounds", "0").with_state(&STATE), App)
+            .expect("valid definitions")
+    });
 
 /// The time of the first round; later rounds move from here.
 const START: u64 = 1_780_000_000;

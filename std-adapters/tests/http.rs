@@ -141,7 +141,10 @@ fn fixture() -> (Server<'static, Fixture>, Probes) {
     let app = Fixture {
         probes: probes.clone(),
     };
-    (Server::new(Config::new("http-test", "0.0.1"), app), probes)
+    (
+        Server::new(Config::new("http-test", "0.0.1"), app).expect("valid definitions"),
+        probes,
+    )
 }
 
 async fn start(config: HttpConfig) -> (http_client::Running, Probes) {

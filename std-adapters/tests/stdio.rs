@@ -654,7 +654,7 @@ async fn a_synchronous_handler_serves_too() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_closed_output_ends_serving_with_an_error() {
     let (app, _) = fixture();
-    let server = Server::new(Config::new("stdio-test", "0.0.1"), app);
+    let server = Server::new(Config::new("stdio-test", "0.0.1"), app).expect("valid definitions");
     let (mut client_in, server_in) = tokio::io::duplex(1 << 16);
     let (server_out, client_out) = tokio::io::duplex(1 << 16);
     let serving = tokio::spawn(serve(

@@ -198,12 +198,12 @@ pub const fn small_message_config(max_size: usize) -> Config<'static> {
 
 /// A server for a fresh [`Fixture`] with [`config`].
 pub fn server() -> Server<'static, Fixture> {
-    Server::new(config(), Fixture::new())
+    Server::new(config(), Fixture::new()).expect("valid definitions")
 }
 
 /// A server for a fresh [`Fixture`] with the given configuration.
 pub fn server_with(config: Config<'static>) -> Server<'static, Fixture> {
-    Server::new(config, Fixture::new())
+    Server::new(config, Fixture::new()).expect("valid definitions")
 }
 
 impl Registry for Fixture {
@@ -386,5 +386,5 @@ impl Handler for ToolsOnly {
 
 /// A server for [`ToolsOnly`], named like the fixture.
 pub fn tools_only_server() -> Server<'static, ToolsOnly> {
-    Server::new(config(), ToolsOnly)
+    Server::new(config(), ToolsOnly).expect("valid definitions")
 }

@@ -78,7 +78,7 @@ pub fn config(state: &StateOptions) -> Config<'_> {
 
 /// A server for a fresh [`Preferences`] sealing with `state`.
 pub fn preferences_server(state: &StateOptions) -> Server<'_, Preferences> {
-    Server::new(config(state), Preferences::new())
+    Server::new(config(state), Preferences::new()).expect("valid definitions")
 }
 
 /// The `preferences` example's typed form flows (the tools `preference_preview`,
@@ -97,7 +97,7 @@ pub fn typed_preferences() -> snodo_std::typed::ServerBuilder {
 
 /// A server for a fresh [`MrtrFixture`] sealing with `state`.
 pub fn mrtr_server(state: &StateOptions) -> Server<'_, MrtrFixture> {
-    Server::new(config(state), MrtrFixture::new())
+    Server::new(config(state), MrtrFixture::new()).expect("valid definitions")
 }
 
 // ---------------------------------------------------------------------------------------

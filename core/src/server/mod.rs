@@ -39,6 +39,7 @@ mod accept;
 mod call;
 mod config;
 mod context;
+mod definitions;
 mod error;
 mod handler;
 mod lists;
@@ -52,13 +53,14 @@ mod typed_args;
 mod uri_template;
 mod verified;
 
-pub use accept::{Accepted, DefinitionError, Server};
+pub use accept::{Accepted, Server};
 pub use call::{
     Call, Completion, CompletionRef, MAX_ESCAPED_URI_LEN, PromptGet, ResourceRead, ResourceTarget,
     ToolCall,
 };
 pub use config::{CacheScope, Config, ListChanged, ServerCapabilities, ServerInfo};
 pub use context::{Principal, RequestContext, Round};
+pub use definitions::{DefinitionError, Refused};
 pub use error::{Error, ErrorKind};
 pub use handler::{Handled, Handler};
 pub use middleware::{Layered, Middleware};

@@ -106,9 +106,6 @@ const KEEP_BUFFERS: usize = 64;
 
 impl<A: AsyncHandler + 'static> McpService<A> {
     /// The endpoint for `server`, with anonymous callers and no change events.
-    ///
-    /// `server` is served as given: check its definitions first with
-    /// [`Checked::new`](crate::Checked::new) (or build it with the typed layer, which does).
     pub fn new(server: Arc<Server<'static, A>>, config: HttpConfig) -> Self {
         Self::with_slot(ServerSlot::new(server), config)
     }

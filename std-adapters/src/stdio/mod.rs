@@ -67,11 +67,8 @@ use in_flight::{InFlight, RequestKey, Stop};
 use lines::{Line, Lines};
 use output::{Closed, Output, OutputNotifier};
 
-/// Serves `server` on the process's standard input and output until the end of input.
-///
-/// `server` is served as given: check its definitions first with
-/// [`Checked::new`](crate::Checked::new) (or build it with the typed layer, which does);
-/// [`crate::serve_stdio`] takes only a checked one and starts the runtime too.
+/// Serves `server` on the process's standard input and output until the end of input
+/// ([`crate::serve_stdio`] does this and starts the runtime too).
 pub async fn serve_stdio<A>(server: Arc<Server<'static, A>>, config: StdioConfig) -> io::Result<()>
 where
     A: AsyncHandler + 'static,
@@ -661,7 +658,9 @@ mod tests {
         use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
         let bus = EventBus::new();
-        let server = Arc::new(Server::new(Config::new("stdio-events", "0.0.1"), App));
+        let server = Arc::new(
+            Server::new(Config::new("stdio-events", "0.0.1"), App).expect("valid definitions"),
+        );
         let (mut client_in, server_in) = tokio::io::duplex(1 << 16);
         let (server_out, client_out) = tokio::io::duplex(1 << 16);
         let serving = tokio::spawn(serve_with_events(

@@ -12,7 +12,7 @@ use snodo_core::state::{Keys, StateOptions, Ttl};
 
 use super::definition::{PromptEntry, ResourceEntry, TemplateEntry, ToolEntry};
 use crate::AsyncHandler;
-use crate::serve::{CheckError, Checked};
+use crate::serve::CheckError;
 
 /// Starts a server named `name` at `version`.
 ///
@@ -125,7 +125,7 @@ impl ServerBuilder {
     ///
     /// ```
     /// let server = snodo_std::typed::server("s", "1.0").stateless().build().unwrap();
-    /// assert!(server.server().config().state.is_none());
+    /// assert!(server.config().state.is_none());
     /// ```
     #[must_use]
     pub fn stateless(mut self) -> Self {
@@ -199,7 +199,7 @@ impl ServerBuilder {
 
     /// Checks every definition (generated schemas, declared questions, unique names, what
     /// the core checks) and returns the server, ready to serve.
-    pub fn build(mut self) -> Result<Checked<TypedApp>, CheckError> {
+    pub fn build(mut self) -> Result<Server<'static, TypedApp>, CheckError> {
         if let Some(problem) = self.problems.into_iter().next() {
             return Err(problem);
         }
@@ -217,7 +217,7 @@ impl ServerBuilder {
             Some(None) => self.config.with_state(crate::process_state_options()),
             None => self.config,
         };
-        Checked::new(Server::new(self.config, TypedApp(Arc::new(self.defs))))
+        Server::new(self.config, TypedApp(Arc::new(self.defs))).map_err(CheckError::from)
     }
 }
 
@@ -273,10 +273,10 @@ type Complete = Box<dyn Fn(&CompletionQuery) -> Vec<String> + Send + Sync>;
 /// ```
 /// use snodo_core::server::{Registry, Server};
 ///
-/// let checked = snodo_std::typed::server("s", "1.0.0").build().unwrap();
-/// let app: &snodo_std::typed::TypedApp = checked.server().app();
+/// let server = snodo_std::typed::server("s", "1.0.0").build().unwrap();
+/// let app: &snodo_std::typed::TypedApp = server.app();
 /// assert!(app.tools().is_empty());
-/// let again = Server::new(*checked.server().config(), app.clone());
+/// let again = Server::new(*server.config(), app.clone()).unwrap();
 /// # let _ = again;
 /// ```
 #[derive(Clone, Debug, Default)]

@@ -48,7 +48,7 @@
 //!     "https://auth.example.com",
 //!     resource.resource(),
 //! )?;
-//! let server = Arc::new(Server::new(Config::new("prefs", "1.0.0"), App));
+//! let server = Arc::new(Server::new(Config::new("prefs", "1.0.0"), App)?);
 //! let service = McpService::new(server, HttpConfig::new())
 //!     .with_auth(Authorization::new(resource, verifier));
 //! HttpListener::bind_service(service).await?.serve().await?;
