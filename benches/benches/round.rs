@@ -40,7 +40,7 @@ impl Registry for Trivial {
 }
 
 impl Handler for Trivial {
-    fn call_tool(&self, _call: &ToolCall<'_>, reply: ToolReply<'_>) -> Result<Done, Error> {
+    fn call_tool<'o>(&self, _call: &ToolCall<'_>, reply: ToolReply<'o>) -> Result<Done<'o>, Error> {
         Ok(reply.text("ok"))
     }
 }

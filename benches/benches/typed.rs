@@ -55,7 +55,7 @@ impl Registry for EchoBytes {
 }
 
 impl Handler for EchoBytes {
-    fn call_tool(&self, call: &ToolCall<'_>, reply: ToolReply<'_>) -> Result<Done, Error> {
+    fn call_tool<'o>(&self, call: &ToolCall<'_>, reply: ToolReply<'o>) -> Result<Done<'o>, Error> {
         let text = call
             .argument("text")
             .and_then(|v| v.as_str())

@@ -101,11 +101,11 @@ impl Drop for DropSignal {
 }
 
 impl AsyncHandler for Fixture {
-    async fn call_tool(
+    async fn call_tool<'o>(
         &self,
         call: &ToolCall<'_>,
-        mut reply: ToolReply<'_>,
-    ) -> Result<Done, Error> {
+        mut reply: ToolReply<'o>,
+    ) -> Result<Done<'o>, Error> {
         match call.name() {
             "echo" | "route" => {
                 let text: String = call

@@ -156,7 +156,11 @@ impl Registry for Gate {
 }
 
 impl AsyncHandler for Gate {
-    async fn call_tool(&self, _: &ToolCall<'_>, reply: ToolReply<'_>) -> Result<Done, Error> {
+    async fn call_tool<'o>(
+        &self,
+        _: &ToolCall<'_>,
+        reply: ToolReply<'o>,
+    ) -> Result<Done<'o>, Error> {
         self.started.notify_one();
         self.release.notified().await;
         Ok(reply.text("released"))

@@ -28,7 +28,11 @@ impl Registry for Echo {
 }
 
 impl AsyncHandler for Echo {
-    async fn call_tool(&self, _: &ToolCall<'_>, reply: ToolReply<'_>) -> Result<Done, Error> {
+    async fn call_tool<'o>(
+        &self,
+        _: &ToolCall<'_>,
+        reply: ToolReply<'o>,
+    ) -> Result<Done<'o>, Error> {
         Ok(reply.text("pong"))
     }
 }

@@ -94,11 +94,11 @@ impl Drop for DropFlag {
 }
 
 impl AsyncHandler for Fixture {
-    async fn call_tool(
+    async fn call_tool<'o>(
         &self,
         call: &ToolCall<'_>,
-        mut reply: ToolReply<'_>,
-    ) -> Result<Done, Error> {
+        mut reply: ToolReply<'o>,
+    ) -> Result<Done<'o>, Error> {
         match call.name() {
             "echo" => {
                 let text: String = call
@@ -635,7 +635,7 @@ impl Registry for SyncApp {
 }
 
 impl Handler for SyncApp {
-    fn call_tool(&self, _: &ToolCall<'_>, reply: ToolReply<'_>) -> Result<Done, Error> {
+    fn call_tool<'o>(&self, _: &ToolCall<'_>, reply: ToolReply<'o>) -> Result<Done<'o>, Error> {
         Ok(reply.text("hello from a sync handler"))
     }
 }

@@ -237,7 +237,11 @@ impl Registry for Echo {
 }
 
 impl Handler for Echo {
-    fn call_tool(&self, call: &ToolCall<'_>, mut reply: ToolReply<'_>) -> Result<Done, Error> {
+    fn call_tool<'o>(
+        &self,
+        call: &ToolCall<'_>,
+        mut reply: ToolReply<'o>,
+    ) -> Result<Done<'o>, Error> {
         let text = call
             .argument("text")
             .and_then(|v| v.as_str())

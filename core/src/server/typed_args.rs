@@ -73,7 +73,11 @@ mod tests {
     }
 
     impl Handler for App {
-        fn call_tool(&self, call: &ToolCall<'_>, reply: ToolReply<'_>) -> Result<Done, Error> {
+        fn call_tool<'o>(
+            &self,
+            call: &ToolCall<'_>,
+            reply: ToolReply<'o>,
+        ) -> Result<Done<'o>, Error> {
             #[derive(Deserialize)]
             struct Borrowed<'a> {
                 channel: u8,

@@ -122,7 +122,7 @@ mod tests {
     }
 
     impl Handler for Switching {
-        fn call_tool(&self, _: &ToolCall<'_>, reply: ToolReply<'_>) -> Result<Done, Error> {
+        fn call_tool<'o>(&self, _: &ToolCall<'_>, reply: ToolReply<'o>) -> Result<Done<'o>, Error> {
             Ok(reply.text("ran"))
         }
     }
@@ -164,7 +164,7 @@ mod tests {
     }
 
     impl Handler for Inline {
-        fn call_tool(&self, _: &ToolCall<'_>, reply: ToolReply<'_>) -> Result<Done, Error> {
+        fn call_tool<'o>(&self, _: &ToolCall<'_>, reply: ToolReply<'o>) -> Result<Done<'o>, Error> {
             Ok(reply.text("ran"))
         }
     }

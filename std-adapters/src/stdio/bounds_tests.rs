@@ -22,7 +22,11 @@ impl Registry for Flood {
 }
 
 impl AsyncHandler for Flood {
-    async fn call_tool(&self, call: &ToolCall<'_>, reply: ToolReply<'_>) -> Result<Done, Error> {
+    async fn call_tool<'o>(
+        &self,
+        call: &ToolCall<'_>,
+        reply: ToolReply<'o>,
+    ) -> Result<Done<'o>, Error> {
         if call.name() == "slow" {
             tokio::task::yield_now().await;
             tokio::task::yield_now().await;

@@ -406,10 +406,10 @@ impl<A: AsyncHandler + 'static> Session<A> {
         };
         let key = RequestKey::from(call.context().id());
         self.in_flight.admit(key.clone(), ticket, Stop::Slot(slot));
+        let mut notifier = OutputNotifier {
+            output: &self.output,
+        };
         let outcome = {
-            let mut notifier = OutputNotifier {
-                output: &self.output,
-            };
             let mut running = pin!(run_call(self.server.app(), &call, out, Some(&mut notifier)));
             poll_fn(|cx| {
                 if self.in_flight.is_cancelled(slot) {
@@ -431,14 +431,14 @@ impl<A: AsyncHandler + 'static> Session<A> {
             tracing::debug!(request = ?key, "cancelled; no response");
             return Ok(());
         };
-        match call.finish(out, outcome) {
+        let id = Some(call.context().id());
+        match call.finish(outcome).len(out) {
             Ok(len) => self.output.send(&out[..len]).await,
             Err(too_small) => {
                 tracing::warn!(
                     required = too_small.required,
                     "reply exceeds the output buffer"
                 );
-                let id = Some(call.context().id());
                 self.output
                     .send(&error_message(id, ErrorCode::INTERNAL_ERROR, TOO_LARGE))
                     .await
@@ -638,11 +638,11 @@ mod tests {
     }
 
     impl snodo_core::server::Handler for App {
-        fn call_tool(
+        fn call_tool<'o>(
             &self,
             _: &snodo_core::server::ToolCall<'_>,
-            reply: snodo_core::server::ToolReply<'_>,
-        ) -> Result<snodo_core::server::Done, Error> {
+            reply: snodo_core::server::ToolReply<'o>,
+        ) -> Result<snodo_core::server::Done<'o>, Error> {
             Ok(reply.text("ok"))
         }
     }

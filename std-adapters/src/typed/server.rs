@@ -342,16 +342,20 @@ impl Registry for TypedApp {
 }
 
 impl AsyncHandler for TypedApp {
-    async fn call_tool(&self, call: &ToolCall<'_>, reply: ToolReply<'_>) -> Result<Done, Error> {
+    async fn call_tool<'o>(
+        &self,
+        call: &ToolCall<'_>,
+        reply: ToolReply<'o>,
+    ) -> Result<Done<'o>, Error> {
         let entry = entry(&self.0.tool_runs, index_of(&self.0.tools, call.tool()))?;
         entry.run.run(call, reply).await
     }
 
-    async fn read_resource(
+    async fn read_resource<'o>(
         &self,
         call: &ResourceRead<'_>,
-        reply: ResourceReply<'_>,
-    ) -> Result<Done, Error> {
+        reply: ResourceReply<'o>,
+    ) -> Result<Done<'o>, Error> {
         match call.target() {
             ResourceTarget::Fixed(r) => {
                 let entry = entry(&self.0.resource_runs, index_of(&self.0.resources, r))?;
@@ -367,11 +371,11 @@ impl AsyncHandler for TypedApp {
         }
     }
 
-    async fn get_prompt(
+    async fn get_prompt<'o>(
         &self,
         call: &PromptGet<'_>,
-        reply: PromptReply<'_>,
-    ) -> Result<Done, Error> {
+        reply: PromptReply<'o>,
+    ) -> Result<Done<'o>, Error> {
         let entry = entry(
             &self.0.prompt_runs,
             index_of(&self.0.prompts, call.prompt()),
@@ -379,11 +383,11 @@ impl AsyncHandler for TypedApp {
         entry.run.run(call, reply).await
     }
 
-    async fn complete(
+    async fn complete<'o>(
         &self,
         call: &Completion<'_>,
-        reply: CompletionReply<'_>,
-    ) -> Result<Done, Error> {
+        reply: CompletionReply<'o>,
+    ) -> Result<Done<'o>, Error> {
         let Some(complete) = &self.0.complete else {
             return Ok(reply.values(&[], false));
         };

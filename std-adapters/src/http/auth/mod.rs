@@ -30,7 +30,7 @@
 //! # struct App;
 //! # impl Registry for App {}
 //! # impl AsyncHandler for App {
-//! #     async fn call_tool(&self, _: &ToolCall<'_>, r: ToolReply<'_>) -> Result<Done, Error> {
+//! #     async fn call_tool<'o>(&self, _: &ToolCall<'_>, r: ToolReply<'o>) -> Result<Done<'o>, Error> {
 //! #         Ok(r.text(""))
 //! #     }
 //! # }
