@@ -8,13 +8,16 @@
 //! [`run_call`] runs phase two of a round (the handler) for a [`Call`] the core accepted;
 //! [`handle`] is the asynchronous twin of [`Server::handle`]: all three phases in one call.
 
-use core::future::{Future, ready};
+use core::future::{Future, poll_fn, ready};
+use core::pin::pin;
+use core::task::Poll;
+use std::panic::AssertUnwindSafe;
 
 use snodo_core::json::BufferTooSmall;
+use snodo_core::rpc::Id;
 use snodo_core::server::{
-    Accepted, Call, Completion, CompletionReply, Done, Error, Handled, Handler, Notifier,
-    PromptGet, PromptReply, Registry, ResourceRead, ResourceReply, Round, Server, ToolCall,
-    ToolReply,
+    Call, Completion, CompletionReply, Done, Error, Handled, Handler, Notifier, PromptGet,
+    PromptReply, Registry, ResourceRead, ResourceReply, Round, Server, ToolCall, ToolReply,
 };
 
 /// An application whose handlers are `async`. Mirrors the core's [`Handler`]: only
@@ -128,14 +131,31 @@ pub async fn handle<'a, A: AsyncHandler>(
     out: &mut [u8],
     notifier: Option<&mut (dyn Notifier + Send)>,
 ) -> Result<Handled<'a>, BufferTooSmall> {
-    let call = match server.accept(input, round, out)? {
-        Accepted::Replied(n) => return Ok(Handled::Reply(n)),
-        Accepted::Silent => return Ok(Handled::Silent),
-        Accepted::Cancelled(id) => return Ok(Handled::Cancelled(id)),
-        Accepted::Listen(subscription) => return Ok(Handled::Listen(subscription)),
-        Accepted::Call(call) => call,
+    let call = match server.accept(input, round, out)?.into_call() {
+        Ok(call) => call,
+        Err(handled) => return Ok(handled),
     };
     let notifier = notifier.map(|n| -> &mut (dyn Notifier + Send) { n });
     let outcome = run_call(server.app(), &call, out, notifier).await;
     call.finish(outcome).len(out).map(Handled::Reply)
+}
+
+/// Runs a handler's future, turning a panic into the -32603 "The handler failed" (logged
+/// with the request's `id`) rather than a request that is never answered: the one place the
+/// host adapters catch panics.
+pub(crate) async fn catch_panics<'o, F>(id: Id<'_>, future: F) -> Result<Done<'o>, Error>
+where
+    F: Future<Output = Result<Done<'o>, Error>>,
+{
+    let mut future = pin!(future);
+    poll_fn(
+        |cx| match std::panic::catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(cx))) {
+            Ok(polled) => polled,
+            Err(_) => {
+                tracing::error!(?id, "handler panicked");
+                Poll::Ready(Err(Error::internal("The handler failed")))
+            }
+        },
+    )
+    .await
 }

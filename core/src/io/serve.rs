@@ -5,7 +5,6 @@ use embedded_io::{Read, Write};
 use super::reader::{Frame, FrameReader};
 use super::{Framing, checksum, cobs};
 use crate::json::Writer;
-use crate::rpc::{self, ErrorCode, Incoming};
 use crate::server::{Handled, Handler, Notifier, Round, Server};
 
 /// The reply to a frame longer than the input buffer: it cannot be parsed, so its id is
@@ -190,40 +189,39 @@ impl<const IN: usize, const OUT: usize> Serial<IN, OUT> {
             Ok(Handled::Silent | Handled::Cancelled(_)) => Served::Silent,
             Ok(Handled::Listen(subscription)) => {
                 // A link served one request at a time cannot hold a stream open, and the
-                // catalogue of firmware is fixed: acknowledge, then close the stream at once.
-                for closing in [false, true] {
-                    let mut w = Writer::new(&mut self.out);
-                    if closing {
-                        subscription.write_closed(&mut w);
-                    } else {
-                        subscription.write_acknowledged(&mut w);
-                    }
-                    match w.finish() {
-                        Ok(n) => write_frame(link, framing, self.out.get(..n).unwrap_or(NO_ROOM))?,
-                        Err(_) => write_frame(link, framing, NO_ROOM)?,
-                    }
+                // catalogue of firmware is fixed: the stream is acknowledged and closed at once.
+                for unheld in subscription.unheld() {
+                    write_message(link, framing, &mut self.out, |w| unheld.write(w))?;
                 }
                 Served::Replied
             }
             Err(_) => {
                 crate::log::debug!("io: reply does not fit the output buffer");
-                let limits = server.config().limits;
-                let id = match rpc::parse(message, &limits) {
-                    Ok(Incoming::Request(request)) => Some(request.id),
-                    _ => None,
-                };
-                let mut w = Writer::new(&mut self.out);
-                rpc::write_error(&mut w, id, ErrorCode::INTERNAL_ERROR, REPLY_TOO_LARGE, None);
-                match w.finish() {
-                    Ok(n) => write_frame(link, framing, self.out.get(..n).unwrap_or(NO_ROOM))?,
-                    Err(_) => write_frame(link, framing, NO_ROOM)?,
-                }
+                write_message(link, framing, &mut self.out, |w| {
+                    server.write_too_large(message, REPLY_TOO_LARGE, w);
+                })?;
                 Served::Replied
             }
         };
         link.flush()?;
         Ok(served)
     }
+}
+
+/// Writes one message into `out` and sends it as a frame ([`NO_ROOM`] when it does not fit).
+fn write_message<T: Write>(
+    link: &mut T,
+    framing: Framing,
+    out: &mut [u8],
+    write: impl FnOnce(&mut Writer<'_>),
+) -> Result<(), T::Error> {
+    let mut w = Writer::new(out);
+    write(&mut w);
+    let message = match w.finish() {
+        Ok(n) => out.get(..n).unwrap_or(NO_ROOM),
+        Err(_) => NO_ROOM,
+    };
+    write_frame(link, framing, message)
 }
 
 /// Writes notifications straight to the link, one frame each; remembers the first failure.

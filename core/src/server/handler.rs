@@ -57,6 +57,19 @@ pub enum Handled<'a> {
     Listen(Subscription<'a>),
 }
 
+impl<'a> Accepted<'a> {
+    /// The call the application must run, or what the round came to without one.
+    pub fn into_call(self) -> Result<Call<'a>, Handled<'a>> {
+        match self {
+            Accepted::Call(call) => Ok(call),
+            Accepted::Replied(n) => Err(Handled::Reply(n)),
+            Accepted::Silent => Err(Handled::Silent),
+            Accepted::Cancelled(id) => Err(Handled::Cancelled(id)),
+            Accepted::Listen(s) => Err(Handled::Listen(s)),
+        }
+    }
+}
+
 impl<A: Handler> Server<'_, A> {
     /// Runs a whole round: accepts `input`, runs the handler if one is needed, and writes the
     /// reply into `out`. Notifications the handler emits go to `notifier` first.
@@ -67,12 +80,9 @@ impl<A: Handler> Server<'_, A> {
         out: &mut [u8],
         notifier: Option<&mut (dyn Notifier + Send)>,
     ) -> Result<Handled<'a>, BufferTooSmall> {
-        let call = match self.accept(input, round, out)? {
-            Accepted::Replied(n) => return Ok(Handled::Reply(n)),
-            Accepted::Silent => return Ok(Handled::Silent),
-            Accepted::Cancelled(id) => return Ok(Handled::Cancelled(id)),
-            Accepted::Listen(s) => return Ok(Handled::Listen(s)),
-            Accepted::Call(call) => call,
+        let call = match self.accept(input, round, out)?.into_call() {
+            Ok(call) => call,
+            Err(handled) => return Ok(handled),
         };
         let app = self.app();
         let sink = || notifier.map(|n| -> &mut (dyn Notifier + Send) { n });

@@ -50,6 +50,7 @@ mod notify;
 mod registry;
 mod reply;
 mod subscription;
+mod too_large;
 #[cfg(feature = "typed-args")]
 mod typed_args;
 mod uri_template;
@@ -72,6 +73,6 @@ pub use reply::{
     CompletionReply, Content, Done, ForCompletion, ForPrompt, ForResource, ForTool, Messages,
     PromptReply, Reply, ResourceReply, Role, ToolReply,
 };
-pub use subscription::{Event, Filter, Subscription};
+pub use subscription::{Event, Filter, Subscription, Unheld};
 #[cfg(feature = "typed-args")]
 pub use typed_args::INVALID_ARGUMENTS;

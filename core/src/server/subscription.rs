@@ -159,6 +159,22 @@ impl<'a> Subscription<'a> {
         w.raw(b"}}");
     }
 
+    /// The messages for a stream its caller cannot hold open (no event source, or a link
+    /// served one request at a time), each to be written and sent in turn: the
+    /// acknowledgement, then at once the closing response, so a client is never left waiting.
+    pub fn unheld(&self) -> [Unheld<'_, 'a>; 2] {
+        [
+            Unheld {
+                subscription: self,
+                closing: false,
+            },
+            Unheld {
+                subscription: self,
+                closing: true,
+            },
+        ]
+    }
+
     /// Writes the response that ends the subscription gracefully (e.g. at shutdown). Like
     /// every result it names the server in `_meta`, beside the subscription id.
     pub fn write_closed(&self, w: &mut Writer<'_>) {
@@ -171,6 +187,24 @@ impl<'a> Subscription<'a> {
         w.raw(b",\"io.modelcontextprotocol/subscriptionId\":");
         self.id.write(w);
         w.raw(b"}}}");
+    }
+}
+
+/// One message of a stream that is not held open (see [`Subscription::unheld`]).
+#[derive(Clone, Copy, Debug)]
+pub struct Unheld<'s, 'a> {
+    subscription: &'s Subscription<'a>,
+    closing: bool,
+}
+
+impl Unheld<'_, '_> {
+    /// Writes the message.
+    pub fn write(&self, w: &mut Writer<'_>) {
+        if self.closing {
+            self.subscription.write_closed(w);
+        } else {
+            self.subscription.write_acknowledged(w);
+        }
     }
 }
 

@@ -2,9 +2,8 @@
 
 use std::convert::Infallible;
 use std::fmt;
-use std::future::{Future, poll_fn};
-use std::panic::AssertUnwindSafe;
-use std::pin::{Pin, pin};
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll};
 use std::time::Duration;
@@ -14,10 +13,10 @@ use http::header::{ALLOW, CACHE_CONTROL, CONTENT_TYPE, HeaderValue};
 use http::request::Parts;
 use http::{HeaderMap, Request, Response, StatusCode};
 use http_body_util::{BodyExt, LengthLimitError, Limited};
-use snodo_core::json::Writer;
+use snodo_core::json::{BufferTooSmall, Writer};
 use snodo_core::protocol::http::reply_status;
-use snodo_core::rpc::{self, ErrorCode, Id, Incoming};
-use snodo_core::server::{Accepted, Error, Notifier, Principal, Round, Server, Subscription};
+use snodo_core::rpc::{self, ErrorCode, Incoming};
+use snodo_core::server::{Accepted, Notifier, Principal, Registry, Round, Server, Subscription};
 use tokio::sync::{broadcast, mpsc, watch};
 use tokio::time::{Instant, Interval};
 use tracing::Instrument;
@@ -30,7 +29,7 @@ use super::in_flight::{InFlight, RequestKey};
 use super::ops::{Metrics, Observation, Outcome};
 use crate::clock::unix_seconds;
 use crate::events::{EventBus, ServerEvent, everything_wanted, next_event};
-use crate::handler::{AsyncHandler, run_call};
+use crate::handler::{AsyncHandler, catch_panics, run_call};
 use crate::server_slot::ServerSlot;
 
 /// Errors a request body may fail with.
@@ -376,8 +375,8 @@ async fn run<A: AsyncHandler + 'static>(
             let (registration, cancelled) = shared.in_flight.admit(key);
             let mut notifier = ChannelNotifier { outputs: &outputs };
             let outcome = {
-                let running =
-                    catch_unwind(run_call(server.app(), &call, &mut out, Some(&mut notifier)));
+                let running = run_call(server.app(), &call, &mut out, Some(&mut notifier));
+                let running = catch_panics(call.context().id(), running);
                 tokio::select! {
                     biased;
                     Ok(()) = cancelled => None,
@@ -390,23 +389,13 @@ async fn run<A: AsyncHandler + 'static>(
                     tracing::debug!(id = ?call.context().id(), "cancelled; no response");
                     None
                 }
-                Some(outcome) => {
-                    let outcome = outcome.unwrap_or_else(|_| {
-                        tracing::error!(id = ?call.context().id(), "handler panicked");
-                        Err(Error::internal("The handler failed"))
-                    });
-                    let id = call.context().id();
-                    Some(match call.finish(outcome).len(&mut out) {
-                        Ok(len) => {
-                            let reply = Bytes::copy_from_slice(&out[..len]);
-                            Out::Reply(reply.clone(), status_of(&reply))
-                        }
-                        Err(too_small) => {
-                            tracing::warn!(required = too_small.required, "reply too large");
-                            too_large(Some(id))
-                        }
-                    })
-                }
+                Some(outcome) => Some(match call.finish(outcome).len(&mut out) {
+                    Ok(len) => {
+                        let reply = Bytes::copy_from_slice(&out[..len]);
+                        Out::Reply(reply.clone(), status_of(&reply))
+                    }
+                    Err(too_small) => too_large(server, &body, too_small),
+                }),
             }
         }
         Ok(Accepted::Listen(subscription)) => {
@@ -422,10 +411,7 @@ async fn run<A: AsyncHandler + 'static>(
             observation.finish(|| Outcome::Stream);
             None
         }
-        Err(too_small) => {
-            tracing::warn!(required = too_small.required, "reply too large");
-            Some(too_large(request_id(&body, limits)))
-        }
+        Err(too_small) => Some(too_large(server, &body, too_small)),
     };
     shared.buffers.give(out);
     observation.finish(|| match &answer {
@@ -546,36 +532,16 @@ pub(crate) fn status_of(reply: &[u8]) -> StatusCode {
     StatusCode::from_u16(reply_status(reply)).unwrap_or(StatusCode::OK)
 }
 
-const TOO_LARGE: &str = "The response exceeds the output buffer";
-
-fn too_large(id: Option<Id<'_>>) -> Out {
-    let reply = message(|w| rpc::write_error(w, id, ErrorCode::INTERNAL_ERROR, TOO_LARGE, None));
+/// The reply to a request whose reply exceeded the output buffer.
+fn too_large<A: Registry>(server: &Server<'_, A>, body: &[u8], too_small: BufferTooSmall) -> Out {
+    tracing::warn!(required = too_small.required, "reply too large");
+    let reply = Bytes::from(crate::message::too_large(server, body));
     Out::Reply(reply, StatusCode::INTERNAL_SERVER_ERROR)
-}
-
-/// The id of a request body, when it has one.
-fn request_id(body: &[u8], limits: snodo_core::json::Limits) -> Option<Id<'_>> {
-    match rpc::parse(body, &limits) {
-        Ok(Incoming::Request(request)) => Some(request.id),
-        Ok(_) => None,
-        Err(rejected) => rejected.id,
-    }
 }
 
 /// A message written into a buffer of its own, grown until it fits.
 fn message(write: impl Fn(&mut Writer<'_>)) -> Bytes {
-    let mut buf = vec![0; 512];
-    loop {
-        let mut w = Writer::new(&mut buf);
-        write(&mut w);
-        match w.finish() {
-            Ok(len) => {
-                buf.truncate(len);
-                return Bytes::from(buf);
-            }
-            Err(too_small) => buf.resize(too_small.required, 0),
-        }
-    }
+    Bytes::from(crate::message::written(write))
 }
 
 fn response(status: StatusCode, body: McpBody) -> Response<McpBody> {
@@ -620,20 +586,6 @@ pub(crate) fn refused(refusal: Refusal) -> Response<McpBody> {
             .insert(ALLOW, HeaderValue::from_static("POST"));
     }
     response
-}
-
-/// Polls `future`, turning a panic into an error rather than a request that is never
-/// answered.
-async fn catch_unwind<F: Future>(future: F) -> std::thread::Result<F::Output> {
-    let mut future = pin!(future);
-    poll_fn(
-        |cx| match std::panic::catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(cx))) {
-            Ok(Poll::Ready(output)) => Poll::Ready(Ok(output)),
-            Ok(Poll::Pending) => Poll::Pending,
-            Err(panic) => Poll::Ready(Err(panic)),
-        },
-    )
-    .await
 }
 
 /// Output buffers of one size, kept for reuse so that a request does not zero a fresh

@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use snodo_core::server::{Config, Done, Registry, Tool, ToolCall, ToolReply};
+use snodo_core::server::{Config, Done, Error, Registry, Tool, ToolCall, ToolReply};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
 use super::*;

@@ -46,21 +46,21 @@ mod output;
 
 use std::future::{Future, poll_fn};
 use std::io;
-use std::panic::AssertUnwindSafe;
 use std::pin::{Pin, pin};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll};
 
-use snodo_core::json::Writer;
-use snodo_core::rpc::{self, ErrorCode, Id, Incoming};
-use snodo_core::server::{Accepted, Error, Round, Server, Subscription};
+use snodo_core::json::{BufferTooSmall, Writer};
+use snodo_core::rpc::{self, ErrorCode};
+use snodo_core::server::{Accepted, Round, Server, Subscription};
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::{broadcast, oneshot, watch};
 use tokio::task::JoinSet;
 
 use crate::clock::unix_seconds;
 use crate::events::{EventBus, ServerEvent, everything_wanted, next_event};
-use crate::handler::{AsyncHandler, run_call};
+use crate::handler::{AsyncHandler, catch_panics, run_call};
+use crate::message;
 
 pub use config::StdioConfig;
 use in_flight::{InFlight, RequestKey, Stop};
@@ -333,11 +333,15 @@ impl<A: AsyncHandler + 'static> Session<A> {
                     Ok(None) => ended = true,
                     Ok(Some(Line::TooLong { len })) => {
                         tracing::warn!(len, limit = self.max_line_len, "input line too long");
-                        let message = error_message(
-                            None,
-                            ErrorCode::INVALID_REQUEST,
-                            "Message exceeds the maximum line length",
-                        );
+                        let message = message::written(|w| {
+                            rpc::write_error(
+                                w,
+                                None,
+                                ErrorCode::INVALID_REQUEST,
+                                "Message exceeds the maximum line length",
+                                None,
+                            );
+                        });
                         // A failure means the writer is gone, which the next turn sees.
                         let _ = self.output.send(&message).await;
                     }
@@ -392,17 +396,7 @@ impl<A: AsyncHandler + 'static> Session<A> {
                 tracing::debug!(request = ?key, stopped, "cancellation");
                 return Ok(());
             }
-            Err(too_small) => {
-                tracing::warn!(
-                    required = too_small.required,
-                    "reply exceeds the output buffer"
-                );
-                let id = request_id(line, self.server.config().limits);
-                return self
-                    .output
-                    .send(&error_message(id, ErrorCode::INTERNAL_ERROR, TOO_LARGE))
-                    .await;
-            }
+            Err(too_small) => return self.send_too_large(line, too_small).await,
         };
         let key = RequestKey::from(call.context().id());
         self.in_flight.admit(key.clone(), ticket, Stop::Slot(slot));
@@ -410,19 +404,13 @@ impl<A: AsyncHandler + 'static> Session<A> {
             output: &self.output,
         };
         let outcome = {
-            let mut running = pin!(run_call(self.server.app(), &call, out, Some(&mut notifier)));
+            let running = run_call(self.server.app(), &call, out, Some(&mut notifier));
+            let mut running = pin!(catch_panics(call.context().id(), running));
             poll_fn(|cx| {
                 if self.in_flight.is_cancelled(slot) {
                     return Poll::Ready(None);
                 }
-                match std::panic::catch_unwind(AssertUnwindSafe(|| running.as_mut().poll(cx))) {
-                    Ok(Poll::Ready(outcome)) => Poll::Ready(Some(outcome)),
-                    Ok(Poll::Pending) => Poll::Pending,
-                    Err(_) => {
-                        tracing::error!(request = ?key, "handler panicked");
-                        Poll::Ready(Some(Err(Error::internal("The handler failed"))))
-                    }
-                }
+                running.as_mut().poll(cx).map(Some)
             })
             .await
         };
@@ -431,19 +419,21 @@ impl<A: AsyncHandler + 'static> Session<A> {
             tracing::debug!(request = ?key, "cancelled; no response");
             return Ok(());
         };
-        let id = Some(call.context().id());
         match call.finish(outcome).len(out) {
             Ok(len) => self.output.send(&out[..len]).await,
-            Err(too_small) => {
-                tracing::warn!(
-                    required = too_small.required,
-                    "reply exceeds the output buffer"
-                );
-                self.output
-                    .send(&error_message(id, ErrorCode::INTERNAL_ERROR, TOO_LARGE))
-                    .await
-            }
+            Err(too_small) => self.send_too_large(line, too_small).await,
         }
+    }
+
+    /// Answers the request on `line` whose reply exceeded the output buffer.
+    async fn send_too_large(&self, line: &[u8], too_small: BufferTooSmall) -> Result<(), Closed> {
+        tracing::warn!(
+            required = too_small.required,
+            "reply exceeds the output buffer"
+        );
+        self.output
+            .send(&message::too_large(&self.server, line))
+            .await
     }
 
     /// A `subscriptions/listen`: without a bus, acknowledged and closed at once; with one, a
@@ -458,10 +448,8 @@ impl<A: AsyncHandler + 'static> Session<A> {
         out: &mut [u8],
     ) -> Result<(), Closed> {
         let Some(bus) = &self.events else {
-            // No event source: acknowledge, then end the subscription gracefully, so a
-            // client is never left waiting.
-            for write in [Subscription::write_acknowledged, Subscription::write_closed] {
-                send_written(out, &self.output, |w| write(subscription, w)).await?;
+            for unheld in subscription.unheld() {
+                send_written(out, &self.output, |w| unheld.write(w)).await?;
             }
             return Ok(());
         };
@@ -587,36 +575,9 @@ async fn send_written(
     }
 }
 
-const TOO_LARGE: &str = "The response exceeds the output buffer";
-
-/// The id of a request line, when it has one.
-fn request_id(line: &[u8], limits: snodo_core::json::Limits) -> Option<Id<'_>> {
-    match rpc::parse(line, &limits) {
-        Ok(Incoming::Request(request)) => Some(request.id),
-        Ok(_) => None,
-        Err(rejected) => rejected.id,
-    }
-}
-
-/// A whole error response of its own.
-fn error_message(id: Option<Id<'_>>, code: ErrorCode, message: &str) -> Vec<u8> {
-    let mut buf = vec![0; 128];
-    loop {
-        let mut w = Writer::new(&mut buf);
-        rpc::write_error(&mut w, id, code, message, None);
-        match w.finish() {
-            Ok(len) => {
-                buf.truncate(len);
-                return buf;
-            }
-            Err(too_small) => buf.resize(too_small.required, 0),
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
-    use snodo_core::server::{Config, ListChanged, Registry, ServerCapabilities, Tool};
+    use snodo_core::server::{Config, Error, ListChanged, Registry, ServerCapabilities, Tool};
 
     use super::*;
 
