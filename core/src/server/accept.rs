@@ -2,6 +2,8 @@
 //! (errors, `server/discover`, lists, invalid tool arguments) and hands the rest to the
 //! adapter as a typed [`Call`].
 
+use core::convert::Infallible;
+
 use super::call::{
     Call, Completion, CompletionRef, PromptGet, ResourceRead, ResourceTarget, ToolCall, UriText,
     write_trailer,
@@ -13,7 +15,7 @@ use super::verified::Verified;
 use super::{Config, Registry, RequestContext, Round, lists, uri_template};
 use crate::json::{BufferTooSmall, JsonStr, Key, Object, Value, Visitor, Writer};
 use crate::protocol::{self, MetaError, MetaFields, Method, SUPPORTED_VERSIONS};
-use crate::rpc::{self, ErrorCode, Id, Incoming, Request};
+use crate::rpc::{self, ErrorCode, Id, Incoming, Rejected, Request};
 
 /// The outcome of [`Server::accept`].
 // No heap in the core: a call lives on the stack for one round, unboxed.
@@ -104,16 +106,47 @@ impl<'c, A: Registry> Server<'c, A> {
         round: Round<'a>,
         out: &mut [u8],
     ) -> Result<Accepted<'a>, BufferTooSmall> {
+        let accepted = self.accept_with(input, round, out, |_| Ok::<(), Infallible>(()))?;
+        Ok(accepted.unwrap_or_else(|never| match never {}))
+    }
+
+    /// [`Server::accept`], with `inspect` shown the parsed message before it is routed, so
+    /// that a transport with checks of its own parses the message once (the HTTP adapter
+    /// compares a request's headers with it and notes its method). When `inspect` refuses
+    /// the message, nothing is written and its refusal is returned instead.
+    #[inline(never)]
+    pub fn accept_inspected<'a, R>(
+        &'a self,
+        input: &'a [u8],
+        round: Round<'a>,
+        out: &mut [u8],
+        inspect: impl FnOnce(&Result<Incoming<'a>, Rejected<'a>>) -> Result<(), R>,
+    ) -> Result<Result<Accepted<'a>, R>, BufferTooSmall> {
+        self.accept_with(input, round, out, inspect)
+    }
+
+    #[inline(always)]
+    fn accept_with<'a, R>(
+        &'a self,
+        input: &'a [u8],
+        round: Round<'a>,
+        out: &mut [u8],
+        inspect: impl FnOnce(&Result<Incoming<'a>, Rejected<'a>>) -> Result<(), R>,
+    ) -> Result<Result<Accepted<'a>, R>, BufferTooSmall> {
         let mut w = Writer::new(out);
         // The members of params (and of their _meta) that routing reads are noted while the
         // message is scanned, rather than found by walking it again.
         let mut fields = ParamsFields::default();
-        let request = match rpc::parse_visiting(input, &self.config.limits, &mut fields) {
+        let parsed = rpc::parse_visiting(input, &self.config.limits, &mut fields);
+        if let Err(refused) = inspect(&parsed) {
+            return Ok(Err(refused));
+        }
+        let request = match parsed {
             Err(rejected) => {
                 whole_error(&mut w, rejected.id, rejected.code, rejected.message, None);
-                return w.finish().map(Accepted::Replied);
+                return w.finish().map(|n| Ok(Accepted::Replied(n)));
             }
-            Ok(Incoming::Response) => return Ok(Accepted::Silent),
+            Ok(Incoming::Response) => return Ok(Ok(Accepted::Silent)),
             Ok(Incoming::Notification(n)) => {
                 if n.method.eq_str("notifications/cancelled") {
                     let id = n
@@ -121,26 +154,27 @@ impl<'c, A: Registry> Server<'c, A> {
                         .and_then(|p| p.get("requestId"))
                         .and_then(rpc::Id::from_value);
                     if let Some(id) = id {
-                        return Ok(Accepted::Cancelled(id));
+                        return Ok(Ok(Accepted::Cancelled(id)));
                     }
                 }
-                return Ok(Accepted::Silent);
+                return Ok(Ok(Accepted::Silent));
             }
             Ok(Incoming::Request(request)) => request,
         };
-        match self.route(request, &fields, round) {
-            Ok(Routed::Call(call)) => Ok(Accepted::Call(call)),
-            Ok(Routed::Listen(subscription)) => Ok(Accepted::Listen(subscription)),
+        let accepted = match self.route(request, &fields, round) {
+            Ok(Routed::Call(call)) => Accepted::Call(call),
+            Ok(Routed::Listen(subscription)) => Accepted::Listen(subscription),
             Ok(Routed::Answer(answer)) => {
                 answer.write(&mut w, self, request.id);
-                w.finish().map(Accepted::Replied)
+                Accepted::Replied(w.finish()?)
             }
             Err(refusal) => {
                 crate::log::debug!("request refused before any handler ran");
                 refusal.write(&mut w, request.id);
-                w.finish().map(Accepted::Replied)
+                Accepted::Replied(w.finish()?)
             }
-        }
+        };
+        Ok(Ok(accepted))
     }
 
     fn route<'a>(

@@ -326,28 +326,6 @@ async fn run<A: AsyncHandler + 'static>(
 ) {
     let server = inner.servers.load();
     let server = &*server;
-    let limits = server.config().limits;
-    let parsed = rpc::parse(&body, &limits);
-    observation.target(&parsed);
-    match parsed {
-        Ok(Incoming::Request(request)) => {
-            if let Err(mismatch) = headers::check(server, &headers, &request) {
-                tracing::debug!(?mismatch, "headers disagree with the body");
-                let reply = message(|w| mismatch.write(w, Some(request.id)));
-                observation.finish(|| Outcome::of_reply(&reply));
-                let _ = outputs
-                    .send(Out::Reply(reply, StatusCode::BAD_REQUEST))
-                    .await;
-                return;
-            }
-        }
-        Ok(Incoming::Response) => {
-            observation.finish(|| Outcome::Accepted);
-            let _ = outputs.send(Out::Accepted).await;
-            return;
-        }
-        Ok(Incoming::Notification(_)) | Err(_) => {}
-    }
     let shared = &*inner.shared;
     let mut out = shared.buffers.take();
     let round = Round {
@@ -356,13 +334,29 @@ async fn run<A: AsyncHandler + 'static>(
             .as_deref()
             .map_or(Principal::Anonymous, Principal::Id),
     };
-    let answer = match server.accept(&body, round, &mut out) {
-        Ok(Accepted::Replied(len)) => {
+    // One parse: the metrics note the method and a request's headers are checked against
+    // it before the core routes it.
+    let accepted = server.accept_inspected(&body, round, &mut out, |parsed| {
+        observation.target(parsed);
+        match parsed {
+            Ok(Incoming::Request(request)) => {
+                headers::check(server, &headers, request).map_err(|mismatch| (mismatch, request.id))
+            }
+            _ => Ok(()),
+        }
+    });
+    let answer = match accepted {
+        Ok(Err((mismatch, id))) => {
+            tracing::debug!(?mismatch, "headers disagree with the body");
+            let reply = message(|w| mismatch.write(w, Some(id)));
+            Some(Out::Reply(reply, StatusCode::BAD_REQUEST))
+        }
+        Ok(Ok(Accepted::Replied(len))) => {
             let reply = Bytes::copy_from_slice(&out[..len]);
             Some(Out::Reply(reply.clone(), status_of(&reply)))
         }
-        Ok(Accepted::Silent) => Some(Out::Accepted),
-        Ok(Accepted::Cancelled(id)) => {
+        Ok(Ok(Accepted::Silent)) => Some(Out::Accepted),
+        Ok(Ok(Accepted::Cancelled(id))) => {
             if inner.config.cancel_by_notification {
                 let key = RequestKey::new(principal.as_deref(), id);
                 let stopped = shared.in_flight.cancel(&key);
@@ -370,7 +364,7 @@ async fn run<A: AsyncHandler + 'static>(
             }
             Some(Out::Accepted)
         }
-        Ok(Accepted::Call(call)) => {
+        Ok(Ok(Accepted::Call(call))) => {
             let key = RequestKey::new(principal.as_deref(), call.context().id());
             let (registration, cancelled) = shared.in_flight.admit(key);
             let mut notifier = ChannelNotifier { outputs: &outputs };
@@ -398,7 +392,7 @@ async fn run<A: AsyncHandler + 'static>(
                 }),
             }
         }
-        Ok(Accepted::Listen(subscription)) => {
+        Ok(Ok(Accepted::Listen(subscription))) => {
             let events = inner.events.as_ref().map(EventBus::subscribe);
             let stream = Listen {
                 subscription,
