@@ -59,7 +59,10 @@ where
     let Ok(app) = Instrument::new(board) else {
         return Stopped::Definition;
     };
-    let Ok(server) = Server::new(app::CONFIG.with_state(state), app) else {
+    // Borrowed where it was made rather than moved out: no second copy of the server stays
+    // in this frame while the device serves.
+    let made = Server::new(app::CONFIG.with_state(state), app);
+    let Ok(server) = &made else {
         return Stopped::Definition;
     };
     let mut serial = DeviceSerial::new(options.framing);
@@ -73,7 +76,7 @@ where
     let mut now = || board.uptime_secs();
     loop {
         board.between_rounds();
-        match serial.serve_one(&server, link, &mut now) {
+        match serial.serve_one(server, link, &mut now) {
             Ok(Served::End) => return Stopped::EndOfInput,
             Ok(_) => {}
             Err(e) => return Stopped::Link(e),

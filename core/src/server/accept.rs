@@ -2,8 +2,6 @@
 //! (errors, `server/discover`, lists, invalid tool arguments) and hands the rest to the
 //! adapter as a typed [`Call`].
 
-use core::convert::Infallible;
-
 use super::call::{
     Call, Completion, CompletionRef, PromptGet, ResourceRead, ResourceTarget, ToolCall, UriText,
     write_trailer,
@@ -106,8 +104,11 @@ impl<'c, A: Registry> Server<'c, A> {
         round: Round<'a>,
         out: &mut [u8],
     ) -> Result<Accepted<'a>, BufferTooSmall> {
-        let accepted = self.accept_with(input, round, out, |_| Ok::<(), Infallible>(()))?;
-        Ok(accepted.unwrap_or_else(|never| match never {}))
+        // The members of params (and of their _meta) that routing reads are noted while the
+        // message is scanned, rather than found by walking it again.
+        let mut fields = ParamsFields::default();
+        let parsed = rpc::parse_visiting(input, &self.config.limits, &mut fields);
+        self.admit(parsed, &fields, round, out)
     }
 
     /// [`Server::accept`], with `inspect` shown the parsed message before it is routed, so
@@ -122,31 +123,32 @@ impl<'c, A: Registry> Server<'c, A> {
         out: &mut [u8],
         inspect: impl FnOnce(&Result<Incoming<'a>, Rejected<'a>>) -> Result<(), R>,
     ) -> Result<Result<Accepted<'a>, R>, BufferTooSmall> {
-        self.accept_with(input, round, out, inspect)
-    }
-
-    #[inline(always)]
-    fn accept_with<'a, R>(
-        &'a self,
-        input: &'a [u8],
-        round: Round<'a>,
-        out: &mut [u8],
-        inspect: impl FnOnce(&Result<Incoming<'a>, Rejected<'a>>) -> Result<(), R>,
-    ) -> Result<Result<Accepted<'a>, R>, BufferTooSmall> {
-        let mut w = Writer::new(out);
-        // The members of params (and of their _meta) that routing reads are noted while the
-        // message is scanned, rather than found by walking it again.
         let mut fields = ParamsFields::default();
         let parsed = rpc::parse_visiting(input, &self.config.limits, &mut fields);
         if let Err(refused) = inspect(&parsed) {
             return Ok(Err(refused));
         }
+        self.admit(parsed, &fields, round, out).map(Ok)
+    }
+
+    /// Admits and routes a parsed message, answering in `out` what the core answers itself.
+    /// Inlined into each caller, so that `accept` is the same code it was before there was
+    /// an inspected twin.
+    #[inline(always)]
+    fn admit<'a>(
+        &'a self,
+        parsed: Result<Incoming<'a>, Rejected<'a>>,
+        fields: &ParamsFields<'a>,
+        round: Round<'a>,
+        out: &mut [u8],
+    ) -> Result<Accepted<'a>, BufferTooSmall> {
+        let mut w = Writer::new(out);
         let request = match parsed {
             Err(rejected) => {
                 whole_error(&mut w, rejected.id, rejected.code, rejected.message, None);
-                return w.finish().map(|n| Ok(Accepted::Replied(n)));
+                return w.finish().map(Accepted::Replied);
             }
-            Ok(Incoming::Response) => return Ok(Ok(Accepted::Silent)),
+            Ok(Incoming::Response) => return Ok(Accepted::Silent),
             Ok(Incoming::Notification(n)) => {
                 if n.method.eq_str("notifications/cancelled") {
                     let id = n
@@ -154,27 +156,26 @@ impl<'c, A: Registry> Server<'c, A> {
                         .and_then(|p| p.get("requestId"))
                         .and_then(rpc::Id::from_value);
                     if let Some(id) = id {
-                        return Ok(Ok(Accepted::Cancelled(id)));
+                        return Ok(Accepted::Cancelled(id));
                     }
                 }
-                return Ok(Ok(Accepted::Silent));
+                return Ok(Accepted::Silent);
             }
             Ok(Incoming::Request(request)) => request,
         };
-        let accepted = match self.route(request, &fields, round) {
-            Ok(Routed::Call(call)) => Accepted::Call(call),
-            Ok(Routed::Listen(subscription)) => Accepted::Listen(subscription),
+        match self.route(request, fields, round) {
+            Ok(Routed::Call(call)) => Ok(Accepted::Call(call)),
+            Ok(Routed::Listen(subscription)) => Ok(Accepted::Listen(subscription)),
             Ok(Routed::Answer(answer)) => {
                 answer.write(&mut w, self, request.id);
-                Accepted::Replied(w.finish()?)
+                w.finish().map(Accepted::Replied)
             }
             Err(refusal) => {
                 crate::log::debug!("request refused before any handler ran");
                 refusal.write(&mut w, request.id);
-                Accepted::Replied(w.finish()?)
+                w.finish().map(Accepted::Replied)
             }
-        };
-        Ok(Ok(accepted))
+        }
     }
 
     fn route<'a>(

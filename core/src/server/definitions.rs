@@ -98,6 +98,11 @@ impl<A: Registry> Server<'_, A> {
     }
 
     /// The first definition that is not usable, and why.
+    ///
+    /// Never inlined: the parses it makes need room on the stack for a moment, and inlined
+    /// into the function that makes the server (a device's serve loop) that room would stay
+    /// taken while it serves.
+    #[inline(never)]
     pub(super) fn first_problem(&self) -> Option<(Definition, &'static str)> {
         let limits = &self.config.limits;
         for (index, tool) in self.app.tools().iter().enumerate() {
