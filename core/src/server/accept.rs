@@ -15,6 +15,48 @@ use crate::json::{BufferTooSmall, JsonStr, Key, Object, Value, Visitor, Writer};
 use crate::protocol::{self, MetaError, MetaFields, Method, SUPPORTED_VERSIONS};
 use crate::rpc::{self, ErrorCode, Id, Incoming, Rejected, Request};
 
+/// Admits and routes a parsed message, answering in the writer what the core answers
+/// itself; `return`s the outcome. A macro rather than a function so that `accept` matches the
+/// parse's result in place, as it did before it had an inspected twin (a function taking the
+/// parsed message kept a copy of it on the device's stack).
+macro_rules! admit {
+    ($server:ident, $parsed:expr, $fields:ident, $round:ident, $w:ident) => {{
+        let request = match $parsed {
+            Err(rejected) => {
+                whole_error(&mut $w, rejected.id, rejected.code, rejected.message, None);
+                return $w.finish().map(Accepted::Replied);
+            }
+            Ok(Incoming::Response) => return Ok(Accepted::Silent),
+            Ok(Incoming::Notification(n)) => {
+                if n.method.eq_str("notifications/cancelled") {
+                    let id = n
+                        .params
+                        .and_then(|p| p.get("requestId"))
+                        .and_then(rpc::Id::from_value);
+                    if let Some(id) = id {
+                        return Ok(Accepted::Cancelled(id));
+                    }
+                }
+                return Ok(Accepted::Silent);
+            }
+            Ok(Incoming::Request(request)) => request,
+        };
+        match $server.route(request, &$fields, $round) {
+            Ok(Routed::Call(call)) => Ok(Accepted::Call(call)),
+            Ok(Routed::Listen(subscription)) => Ok(Accepted::Listen(subscription)),
+            Ok(Routed::Answer(answer)) => {
+                answer.write(&mut $w, $server, request.id);
+                $w.finish().map(Accepted::Replied)
+            }
+            Err(refusal) => {
+                crate::log::debug!("request refused before any handler ran");
+                refusal.write(&mut $w, request.id);
+                $w.finish().map(Accepted::Replied)
+            }
+        }
+    }};
+}
+
 /// The outcome of [`Server::accept`].
 // No heap in the core: a call lives on the stack for one round, unboxed.
 #[allow(clippy::large_enum_variant)]
@@ -104,11 +146,17 @@ impl<'c, A: Registry> Server<'c, A> {
         round: Round<'a>,
         out: &mut [u8],
     ) -> Result<Accepted<'a>, BufferTooSmall> {
+        let mut w = Writer::new(out);
         // The members of params (and of their _meta) that routing reads are noted while the
         // message is scanned, rather than found by walking it again.
         let mut fields = ParamsFields::default();
-        let parsed = rpc::parse_visiting(input, &self.config.limits, &mut fields);
-        self.admit(parsed, &fields, round, out)
+        admit!(
+            self,
+            rpc::parse_visiting(input, &self.config.limits, &mut fields),
+            fields,
+            round,
+            w
+        )
     }
 
     /// [`Server::accept`], with `inspect` shown the parsed message before it is routed, so
@@ -123,59 +171,15 @@ impl<'c, A: Registry> Server<'c, A> {
         out: &mut [u8],
         inspect: impl FnOnce(&Result<Incoming<'a>, Rejected<'a>>) -> Result<(), R>,
     ) -> Result<Result<Accepted<'a>, R>, BufferTooSmall> {
+        let mut w = Writer::new(out);
         let mut fields = ParamsFields::default();
         let parsed = rpc::parse_visiting(input, &self.config.limits, &mut fields);
         if let Err(refused) = inspect(&parsed) {
             return Ok(Err(refused));
         }
-        self.admit(parsed, &fields, round, out).map(Ok)
-    }
-
-    /// Admits and routes a parsed message, answering in `out` what the core answers itself.
-    /// Inlined into each caller, so that `accept` is the same code it was before there was
-    /// an inspected twin.
-    #[inline(always)]
-    fn admit<'a>(
-        &'a self,
-        parsed: Result<Incoming<'a>, Rejected<'a>>,
-        fields: &ParamsFields<'a>,
-        round: Round<'a>,
-        out: &mut [u8],
-    ) -> Result<Accepted<'a>, BufferTooSmall> {
-        let mut w = Writer::new(out);
-        let request = match parsed {
-            Err(rejected) => {
-                whole_error(&mut w, rejected.id, rejected.code, rejected.message, None);
-                return w.finish().map(Accepted::Replied);
-            }
-            Ok(Incoming::Response) => return Ok(Accepted::Silent),
-            Ok(Incoming::Notification(n)) => {
-                if n.method.eq_str("notifications/cancelled") {
-                    let id = n
-                        .params
-                        .and_then(|p| p.get("requestId"))
-                        .and_then(rpc::Id::from_value);
-                    if let Some(id) = id {
-                        return Ok(Accepted::Cancelled(id));
-                    }
-                }
-                return Ok(Accepted::Silent);
-            }
-            Ok(Incoming::Request(request)) => request,
-        };
-        match self.route(request, fields, round) {
-            Ok(Routed::Call(call)) => Ok(Accepted::Call(call)),
-            Ok(Routed::Listen(subscription)) => Ok(Accepted::Listen(subscription)),
-            Ok(Routed::Answer(answer)) => {
-                answer.write(&mut w, self, request.id);
-                w.finish().map(Accepted::Replied)
-            }
-            Err(refusal) => {
-                crate::log::debug!("request refused before any handler ran");
-                refusal.write(&mut w, request.id);
-                w.finish().map(Accepted::Replied)
-            }
-        }
+        let accepted: Result<Accepted<'a>, BufferTooSmall> =
+            (|| admit!(self, parsed, fields, round, w))();
+        accepted.map(Ok)
     }
 
     fn route<'a>(

@@ -290,16 +290,23 @@ impl<'a> Call<'a> {
     /// A handler's error has no buffer with it: [`Finished::len`] writes its response (a
     /// whole message of its own) into the buffer given back to it then.
     pub fn finish(self, outcome: Result<Done<'_>, Error>) -> Finished<'a> {
-        let (ctx, rules) = match &self {
-            Call::Tool(c) => (c.ctx, c.rules()),
-            Call::Resource(c) => (c.ctx, c.rules()),
-            Call::Prompt(c) => (c.ctx, c.rules()),
-            Call::Complete(c) => (c.ctx, c.rules()),
+        self.finish_in_place(outcome)
+    }
+
+    /// [`Call::finish`] without moving the call, for the core's own driver
+    /// ([`Server::handle`](super::Server::handle)): a call is large, and a copy of it made to
+    /// be moved would stay on the stack while the handler runs.
+    pub(crate) fn finish_in_place(&self, outcome: Result<Done<'_>, Error>) -> Finished<'a> {
+        let (ctx, rules) = match self {
+            Call::Tool(c) => (&c.ctx, c.rules()),
+            Call::Resource(c) => (&c.ctx, c.rules()),
+            Call::Prompt(c) => (&c.ctx, c.rules()),
+            Call::Complete(c) => (&c.ctx, c.rules()),
         };
         match outcome {
-            Ok(done) => Finished(Finish::Written(finish(&ctx, done, rules))),
+            Ok(done) => Finished(Finish::Written(finish(ctx, done, rules))),
             Err(error) => Finished(Finish::Failed {
-                ctx,
+                ctx: *ctx,
                 error,
                 tool_errors: rules.tool_errors,
             }),

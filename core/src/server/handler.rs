@@ -80,9 +80,14 @@ impl<A: Handler> Server<'_, A> {
         out: &mut [u8],
         notifier: Option<&mut (dyn Notifier + Send)>,
     ) -> Result<Handled<'a>, BufferTooSmall> {
-        let call = match self.accept(input, round, out)?.into_call() {
-            Ok(call) => call,
-            Err(handled) => return Ok(handled),
+        // Matched here rather than through `Accepted::into_call`: the call is moved once
+        // less on the device's path.
+        let call = match self.accept(input, round, out)? {
+            Accepted::Call(call) => call,
+            Accepted::Replied(n) => return Ok(Handled::Reply(n)),
+            Accepted::Silent => return Ok(Handled::Silent),
+            Accepted::Cancelled(id) => return Ok(Handled::Cancelled(id)),
+            Accepted::Listen(s) => return Ok(Handled::Listen(s)),
         };
         let app = self.app();
         let sink = || notifier.map(|n| -> &mut (dyn Notifier + Send) { n });
@@ -92,6 +97,6 @@ impl<A: Handler> Server<'_, A> {
             Call::Prompt(c) => app.get_prompt(c, c.reply(out, sink())),
             Call::Complete(c) => app.complete(c, c.reply(out, sink())),
         };
-        call.finish(outcome).len(out).map(Handled::Reply)
+        call.finish_in_place(outcome).len(out).map(Handled::Reply)
     }
 }
