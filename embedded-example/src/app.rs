@@ -20,12 +20,10 @@
 use core::cell::Cell;
 
 use snodo_core::json::{Limits, Value, Writer};
-use snodo_core::mrtr::{
-    Action, BuildError, ElicitAnswer, Elicitation, FormSchema, INVALID_STATE, Response,
-};
+use snodo_core::mrtr::{Action, BuildError, ElicitAnswer, Elicitation, FormSchema, Response};
 use snodo_core::server::{
-    Config, Done, Error, Handler, Prompt, PromptArgument, PromptGet, PromptReply, Registry,
-    Resource, ResourceRead, ResourceReply, Tool, ToolCall, ToolReply,
+    Config, Done, Error, Handler, INVALID_STATE, Prompt, PromptArgument, PromptGet, PromptReply,
+    Registry, Resource, ResourceRead, ResourceReply, Tool, ToolCall, ToolReply,
 };
 use snodo_core::state::open_scratch_len;
 

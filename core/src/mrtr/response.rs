@@ -1,17 +1,14 @@
 //! Reading the client's answers on a retry.
 //!
 //! For a named input request the handler gets [`Response::Missing`], a valid answer, or an
-//! error: the generic -32602 [`INVALID_RESPONSE`], which never echoes what the client sent.
+//! error: [`INVALID_RESPONSE`], the generic -32602, which never echoes what the client sent.
 
 use super::check;
 use super::check::elicit_result::Action;
 use super::request::{CreateMessage, Elicitation, ListRoots};
+use super::{INVALID_RESPONSE, InvalidResponse};
 use crate::json::{Array, JsonStr, Object, Value};
 use crate::protocol::ClientCapabilities;
-use crate::server::{Error, RequestContext};
-
-/// The error for an answer that does not fit its request.
-pub const INVALID_RESPONSE: Error = Error::invalid_params("Invalid input response");
 
 /// An answer, or its absence.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -32,23 +29,6 @@ pub trait Ask {
 
     /// Reads and checks an answer.
     fn read<'a>(&self, answer: Value<'a>) -> Option<Self::Answer<'a>>;
-}
-
-impl<'a> RequestContext<'a> {
-    /// Whether this request's client declared what `ask` needs.
-    pub fn client_supports(&self, ask: &impl Ask) -> bool {
-        self.client_capabilities().contains(ask.needs())
-    }
-
-    /// The answer under `key` to `ask`: missing, valid, or the generic -32602.
-    pub fn response<A: Ask>(&self, key: &str, ask: &A) -> Result<Response<A::Answer<'a>>, Error> {
-        let Some(answer) = self.input_responses().and_then(|r| r.get(key)) else {
-            return Ok(Response::Missing);
-        };
-        ask.read(answer)
-            .map(Response::Answered)
-            .ok_or(INVALID_RESPONSE)
-    }
 }
 
 /// A user's answer to an elicitation.
@@ -79,8 +59,9 @@ impl<'a> ElicitAnswer<'a> {
         self.content.and_then(|c| c.get(name))
     }
 
-    /// One string field of the accepted content, or the generic -32602.
-    pub fn str(&self, name: &str) -> Result<JsonStr<'a>, Error> {
+    /// One string field of the accepted content, or [`INVALID_RESPONSE`] (the generic
+    /// -32602 in a handler).
+    pub fn str(&self, name: &str) -> Result<JsonStr<'a>, InvalidResponse> {
         self.get(name)
             .and_then(|v| v.as_str())
             .ok_or(INVALID_RESPONSE)

@@ -1,6 +1,11 @@
 //! Errors a handler returns.
 
+use crate::mrtr::InvalidResponse;
 use crate::rpc::ErrorCode;
+use crate::state::InvalidState;
+
+/// The one error for state that does not open, whatever the reason (no data, no echo).
+pub const INVALID_STATE: Error = Error::invalid_params(InvalidState::MESSAGE);
 
 /// How an [`Error`] reaches the client.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -60,5 +65,12 @@ impl Error {
 impl core::fmt::Display for Error {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         write!(f, "{} ({})", self.message, self.code.0)
+    }
+}
+
+/// An answer that does not fit its request is the generic -32602, echoing nothing.
+impl From<InvalidResponse> for Error {
+    fn from(_: InvalidResponse) -> Self {
+        Error::invalid_params(InvalidResponse::MESSAGE)
     }
 }

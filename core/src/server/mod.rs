@@ -44,6 +44,7 @@ mod context;
 mod definitions;
 mod error;
 mod handler;
+mod input_required;
 mod lists;
 mod middleware;
 mod notify;
@@ -64,8 +65,9 @@ pub use call::{
 pub use config::{CacheScope, Config, ListChanged, ServerCapabilities, ServerInfo};
 pub use context::{Principal, RequestContext, Round};
 pub use definitions::{DefinitionError, Refused};
-pub use error::{Error, ErrorKind};
+pub use error::{Error, ErrorKind, INVALID_STATE};
 pub use handler::{Handled, Handler};
+pub use input_required::InputRequired;
 pub use middleware::{Layered, Middleware};
 pub use notify::{Discard, Notifier};
 pub use registry::{Prompt, PromptArgument, Registry, Resource, ResourceTemplate, Tool};

@@ -201,8 +201,8 @@ impl<'o, K> Reply<'o, K> {
     /// not) or without. Only `tools/call`, `resources/read` and `prompts/get` may return one;
     /// `finish` refuses it elsewhere (-32603) and refuses requests the client did not declare
     /// capabilities for (-32021).
-    pub fn input_required(self) -> crate::mrtr::InputRequired<'o> {
-        crate::mrtr::InputRequired {
+    pub fn input_required(self) -> super::InputRequired<'o> {
+        super::InputRequired {
             w: self.w,
             ctx: self.ctx,
             any_member: self.any,

@@ -135,7 +135,7 @@ pub fn preferences<'b>(ctx: &RequestContext<'_>, s: &'b mut Scratch) -> Result<S
     let color = state
         .and_then(|v| v.get("color"))
         .and_then(|v| v.as_str())
-        .ok_or(snodo_core::mrtr::INVALID_STATE)?;
+        .ok_or(snodo_core::server::INVALID_STATE)?;
     match ctx.response("style", &style_form)? {
         Response::Missing => {
             let state = json(&mut s.state, |w| {

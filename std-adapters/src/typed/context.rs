@@ -4,8 +4,8 @@
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use snodo_core::json::BufferTooSmall;
-use snodo_core::mrtr::{INVALID_STATE, InputRequest};
-use snodo_core::server::{Done, Error, Principal, Reply, RequestContext};
+use snodo_core::mrtr::InputRequest;
+use snodo_core::server::{Done, Error, INVALID_STATE, Principal, Reply, RequestContext};
 use snodo_core::state::OPEN_SCRATCH_LEN;
 
 use super::question::Question;

@@ -342,7 +342,7 @@ impl Question for Sampling {
                     .raw();
                 serde_json::from_slice(raw)
                     .map(Some)
-                    .map_err(|_| INVALID_RESPONSE)
+                    .map_err(|_| INVALID_RESPONSE.into())
             }
         }
     }
@@ -417,6 +417,6 @@ impl Question for RootsRequest {
             .raw();
         serde_json::from_slice::<RootList>(raw)
             .map(|list| Some(list.roots))
-            .map_err(|_| INVALID_RESPONSE)
+            .map_err(|_| INVALID_RESPONSE.into())
     }
 }

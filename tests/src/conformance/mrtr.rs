@@ -52,7 +52,7 @@ pub(super) fn text_of(s: JsonStr<'_>) -> String {
 /// One string field of an accepted form answer (`unknown` when the user did not accept).
 fn field(answer: &ElicitAnswer<'_>, name: &str) -> Result<String, Error> {
     if answer.accepted() {
-        answer.str(name).map(text_of)
+        Ok(text_of(answer.str(name)?))
     } else {
         Ok("unknown".to_owned())
     }

@@ -5,13 +5,13 @@
 //! that this request did not declare, whether there is anything to send at all, and where the
 //! `inputRequests` object lies (its keys must be unique).
 
-use super::request::InputRequest;
+use super::{Done, Error, RequestContext};
 use crate::json::Writer;
+use crate::mrtr::InputRequest;
 use crate::protocol::ClientCapabilities;
-use crate::server::{Done, Error, RequestContext};
 use crate::state::{Binding, SealError, seal};
 
-/// Builds the members of an `input_required` result. Made by `Reply::input_required`.
+/// Builds the members of an `input_required` result. Made by [`Reply::input_required`](super::Reply::input_required).
 #[derive(Debug)]
 pub struct InputRequired<'o> {
     pub(crate) w: Writer<'o>,
