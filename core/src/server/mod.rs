@@ -75,6 +75,6 @@ pub use reply::{
     CompletionReply, Content, Done, ForCompletion, ForPrompt, ForResource, ForTool, Messages,
     PromptReply, Reply, ResourceReply, Role, ToolReply,
 };
-pub use subscription::{Event, Filter, Subscription, Unheld};
+pub use subscription::{Event, Filter, Subscription, SubscriptionSpans, Unheld};
 #[cfg(feature = "typed-args")]
 pub use typed_args::INVALID_ARGUMENTS;

@@ -6,7 +6,7 @@
 //! filter wants, and ends with the graceful closing response. The core keeps nothing.
 
 use super::{ServerCapabilities, ServerInfo};
-use crate::json::{Array, Object, Writer};
+use crate::json::{Array, Limits, Object, Writer};
 use crate::protocol::META_SERVER_INFO;
 use crate::rpc::Id;
 
@@ -190,6 +190,104 @@ impl<'a> Subscription<'a> {
     }
 }
 
+/// A [`Subscription`] as offsets into the bytes it was accepted from: small, `Copy` and
+/// `'static`, so a stream that outlives the round can keep it beside its own copy of those
+/// bytes and re-borrow the subscription from them ([`SubscriptionSpans::view`]) rather than
+/// accept the message again.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SubscriptionSpans {
+    id: IdSpan,
+    tools: bool,
+    prompts: bool,
+    resources: bool,
+    resource_uris: Option<Span>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum IdSpan {
+    Num(i64),
+    /// The string id with its quotes.
+    Str(Span),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Span {
+    start: usize,
+    end: usize,
+}
+
+impl Span {
+    /// Where `part` lies in `input`, when it lies there.
+    fn of(input: &[u8], part: &[u8]) -> Option<Span> {
+        let start = (part.as_ptr() as usize).checked_sub(input.as_ptr() as usize)?;
+        let end = start.checked_add(part.len())?;
+        (end <= input.len()).then_some(Span { start, end })
+    }
+
+    /// The bytes at this span of `input`, parsed again on their own (a few bytes, not the
+    /// message): checked JSON even when `input` is not what the span was taken from.
+    fn parse(self, input: &[u8]) -> Option<crate::json::Value<'_>> {
+        let limits = Limits {
+            max_size: usize::MAX,
+            ..Limits::HOST
+        };
+        crate::json::parse(input.get(self.start..self.end)?, &limits).ok()
+    }
+}
+
+impl Subscription<'_> {
+    /// This subscription as offsets into `input`, the bytes it was accepted from (`None`
+    /// when it does not lie in them).
+    pub fn spans(&self, input: &[u8]) -> Option<SubscriptionSpans> {
+        let id = match self.id {
+            Id::Num(n) => IdSpan::Num(n),
+            Id::Str(s) => {
+                let inner = Span::of(input, s.raw())?;
+                IdSpan::Str(Span {
+                    start: inner.start.checked_sub(1)?,
+                    end: inner.end.checked_add(1)?,
+                })
+            }
+        };
+        let resource_uris = match self.filter.resource_uris {
+            None => None,
+            Some(uris) => Some(Span::of(input, uris.as_value().raw())?),
+        };
+        Some(SubscriptionSpans {
+            id,
+            tools: self.filter.tools,
+            prompts: self.filter.prompts,
+            resources: self.filter.resources,
+            resource_uris,
+        })
+    }
+}
+
+impl SubscriptionSpans {
+    /// The subscription again, borrowed from `input` (the bytes it was accepted from, or a
+    /// copy of them) and the server's `info`; `None` when `input` is not those bytes.
+    pub fn view<'b>(&self, input: &'b [u8], info: &'b ServerInfo<'b>) -> Option<Subscription<'b>> {
+        let id = match self.id {
+            IdSpan::Num(n) => Id::Num(n),
+            IdSpan::Str(span) => Id::Str(span.parse(input)?.as_str()?),
+        };
+        let resource_uris = match self.resource_uris {
+            None => None,
+            Some(span) => Some(span.parse(input)?.as_array()?),
+        };
+        Some(Subscription {
+            id,
+            filter: Filter {
+                tools: self.tools,
+                prompts: self.prompts,
+                resources: self.resources,
+                resource_uris,
+            },
+            info,
+        })
+    }
+}
+
 /// One message of a stream that is not held open (see [`Subscription::unheld`]).
 #[derive(Clone, Copy, Debug)]
 pub struct Unheld<'s, 'a> {
@@ -212,6 +310,41 @@ impl Unheld<'_, '_> {
 mod tests {
     use super::super::ListChanged;
     use super::*;
+
+    #[test]
+    fn spans_re_borrow_the_subscription_from_a_copy_of_its_bytes() {
+        let input = br#"{"id":"s\u002d1","uris":["file:///a","file:///b"]}"#;
+        let message = crate::json::parse(input, &Limits::HOST).unwrap();
+        let id = Id::from_value(message.get("id").unwrap()).unwrap();
+        let info = ServerInfo::new("s", "1");
+        let subscription = Subscription {
+            id,
+            filter: Filter {
+                tools: true,
+                prompts: false,
+                resources: true,
+                resource_uris: message.get("uris").and_then(|u| u.as_array()),
+            },
+            info: &info,
+        };
+        let spans = subscription.spans(input).unwrap();
+        let copy = input.to_vec();
+        let again = spans.view(&copy, &info).unwrap();
+        let written = |s: &Subscription<'_>| {
+            let mut buf = [0u8; 512];
+            let mut w = Writer::new(&mut buf);
+            s.write_acknowledged(&mut w);
+            let n = w.finish().unwrap();
+            buf[..n].to_vec()
+        };
+        assert_eq!(written(&again), written(&subscription));
+        assert!(again.wants(&Event::ResourceUpdated("file:///b")));
+        assert!(!again.wants(&Event::PromptsListChanged));
+        // Other bytes do not give a subscription back, and nothing panics.
+        assert!(spans.view(&[b' '; 64], &info).is_none());
+        assert!(spans.view(b"{}", &info).is_none());
+        assert!(subscription.spans(b"elsewhere").is_none());
+    }
 
     #[test]
     fn list_changes_are_announced_and_honoured_per_list() {

@@ -52,7 +52,7 @@ use std::task::{Context, Poll};
 
 use snodo_core::json::{BufferTooSmall, Writer};
 use snodo_core::rpc::{self, ErrorCode};
-use snodo_core::server::{Accepted, Round, Server, Subscription};
+use snodo_core::server::{Accepted, Round, Server, Subscription, SubscriptionSpans};
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::{broadcast, oneshot, watch};
 use tokio::task::JoinSet;
@@ -388,7 +388,7 @@ impl<A: AsyncHandler + 'static> Session<A> {
             Ok(Accepted::Replied(len)) => return self.output.send(&out[..len]).await,
             Ok(Accepted::Silent) => return Ok(()),
             Ok(Accepted::Listen(subscription)) => {
-                return self.listen(&subscription, line, now, ticket, out).await;
+                return self.listen(&subscription, line, ticket, out).await;
             }
             Ok(Accepted::Cancelled(id)) => {
                 let key = RequestKey::from(id);
@@ -437,17 +437,17 @@ impl<A: AsyncHandler + 'static> Session<A> {
     }
 
     /// A `subscriptions/listen`: without a bus, acknowledged and closed at once; with one, a
-    /// stream in a task of its own (which parses its own copy of the line: subscriptions are
-    /// rare and long-lived).
+    /// stream in a task of its own, which keeps a copy of the line and re-borrows the
+    /// subscription from it by its spans (the line is parsed once).
     async fn listen(
         self: &Arc<Self>,
         subscription: &Subscription<'_>,
         line: &[u8],
-        now: u64,
         ticket: u64,
         out: &mut [u8],
     ) -> Result<(), Closed> {
-        let Some(bus) = &self.events else {
+        let held = self.events.as_ref().zip(subscription.spans(line));
+        let Some((bus, spans)) = held else {
             for unheld in subscription.unheld() {
                 send_written(out, &self.output, |w| unheld.write(w)).await?;
             }
@@ -462,8 +462,8 @@ impl<A: AsyncHandler + 'static> Session<A> {
             closing: self.closing.subscribe(),
             cancel,
             line: line.to_vec(),
+            spans,
             out: vec![0; self.max_response_len],
-            now,
             key,
             ticket,
         };
@@ -483,9 +483,10 @@ struct ListenTask<A: 'static> {
     events: Option<broadcast::Receiver<ServerEvent>>,
     closing: watch::Receiver<bool>,
     cancel: oneshot::Receiver<()>,
+    /// A copy of the request's line, and where the subscription lies in it.
     line: Vec<u8>,
+    spans: SubscriptionSpans,
     out: Vec<u8>,
-    now: u64,
     key: RequestKey,
     ticket: u64,
 }
@@ -498,10 +499,9 @@ impl<A: AsyncHandler + 'static> ListenTask<A> {
 
     async fn stream(&mut self) {
         let server = &*self.session.server;
-        let sub = match server.accept(&self.line, Round::anonymous(self.now), &mut self.out) {
-            Ok(Accepted::Listen(sub)) => sub,
-            // `accept` is deterministic: the reader saw a subscription too.
-            _ => return,
+        // The spans were taken from this line: it gives the subscription back.
+        let Some(sub) = self.spans.view(&self.line, &server.config().info) else {
+            return;
         };
         let (out, output) = (&mut self.out, &*self.session.output);
         if send_written(out, output, |w| sub.write_acknowledged(w))
