@@ -26,7 +26,7 @@ fn fixture(keys: &StateKeys) -> Direct<MrtrFixture> {
         StateKeys::None => snodo_tests::fixture::config(),
         keys => config(leak(keys.options().expect("keys"))),
     };
-    Direct::new(Server::new(config, MrtrFixture::new()), server_info())
+    Direct::sync(Server::new(config, MrtrFixture::new()), server_info())
         .counting(HANDLER_RUNS, MrtrFixture::handler_runs)
         .counting(ARGUMENT_LEAKS, MrtrFixture::argument_leaks)
 }
