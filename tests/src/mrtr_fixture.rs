@@ -28,9 +28,9 @@ use snodo_core::mrtr::{Action, CreateMessage, Elicitation, ListRoots, Response};
 use snodo_core::rpc::ErrorCode;
 use snodo_core::server::{
     Completion, CompletionReply, Config, Done, Error, Handler, Middleware, Principal, Prompt,
-    PromptArgument, PromptGet, PromptReply, Registry, Reply, RequestContext, Resource,
-    ResourceRead, ResourceReply, ResourceTarget, ResourceTemplate, Role, Round, Server, Tool,
-    ToolCall, ToolReply,
+    PromptArgument, PromptGet, PromptReply, Reply, RequestContext, Resource, ResourceRead,
+    ResourceReply, ResourceTarget, ResourceTemplate, Role, Round, Server, Tool, ToolCall,
+    ToolReply,
 };
 use snodo_core::state::{Keys, OPEN_SCRATCH_LEN, StateOptions, Ttl};
 
@@ -38,6 +38,7 @@ use snodo_std::AsyncHandler;
 use snodo_std::typed::TypedApp;
 
 use crate::boundary::{Counted, StateKeys};
+use crate::catalogue::{Catalogue, Runs};
 use crate::harness::{ANY_STRING, NOW, PROTOCOL_VERSION, round_async, server_info};
 
 #[path = "../../std-adapters/examples/preferences_bytes/flow.rs"]
@@ -343,40 +344,32 @@ pub fn round_later<A: AsyncHandler>(
 /// The example application's MRTR part, with a counter of handler runs.
 #[derive(Debug, Default)]
 pub struct Preferences {
-    runs: AtomicUsize,
+    runs: Runs,
 }
 
 impl Preferences {
     /// A fresh application whose handlers have not run.
     pub const fn new() -> Self {
-        Preferences {
-            runs: AtomicUsize::new(0),
-        }
+        Preferences { runs: Runs::new() }
     }
 
     /// How many times any handler has run.
     pub fn handler_runs(&self) -> usize {
-        self.runs.load(Ordering::SeqCst)
+        self.runs.count()
     }
 
     fn ran(&self) {
-        self.runs.fetch_add(1, Ordering::SeqCst);
+        self.runs.ran();
     }
 }
 
-impl Registry for Preferences {
-    fn tools(&self) -> &[Tool<'_>] {
-        &mrtr_app::TOOLS
-    }
+/// What [`Preferences`] lists: the byte-level example's catalogue.
+pub const PREFERENCES_CATALOGUE: Catalogue = Catalogue::new()
+    .tools(&mrtr_app::TOOLS)
+    .resources(core::slice::from_ref(&mrtr_app::RESOURCE))
+    .prompts(core::slice::from_ref(&mrtr_app::PROMPT));
 
-    fn resources(&self) -> &[Resource<'_>] {
-        core::slice::from_ref(&mrtr_app::RESOURCE)
-    }
-
-    fn prompts(&self) -> &[Prompt<'_>] {
-        core::slice::from_ref(&mrtr_app::PROMPT)
-    }
-}
+crate::registry!(Preferences => PREFERENCES_CATALOGUE);
 
 impl Handler for Preferences {
     fn call_tool(&self, call: &ToolCall<'_>, reply: ToolReply<'_>) -> Result<Done, Error> {
@@ -499,64 +492,52 @@ pub const MRTR_PROMPTS: &[Prompt<'static>] = &[
 /// field among its arguments (which must never happen).
 #[derive(Debug, Default)]
 pub struct MrtrFixture {
-    runs: AtomicUsize,
-    leaks: AtomicUsize,
+    runs: Runs,
+    leaks: Runs,
 }
 
 impl MrtrFixture {
     /// A fresh fixture whose handlers have not run.
     pub const fn new() -> Self {
         MrtrFixture {
-            runs: AtomicUsize::new(0),
-            leaks: AtomicUsize::new(0),
+            runs: Runs::new(),
+            leaks: Runs::new(),
         }
     }
 
     /// How many times any handler has run.
     pub fn handler_runs(&self) -> usize {
-        self.runs.load(Ordering::SeqCst)
+        self.runs.count()
     }
 
     /// How many times a handler found `requestState` or `inputResponses` among its
     /// arguments.
     pub fn argument_leaks(&self) -> usize {
-        self.leaks.load(Ordering::SeqCst)
+        self.leaks.count()
     }
 
     fn ran(&self) {
-        self.runs.fetch_add(1, Ordering::SeqCst);
+        self.runs.ran();
     }
 
     fn check_arguments(&self, arguments: Option<Object<'_>>) {
         let leaked =
             arguments.is_some_and(|a| a.contains("requestState") || a.contains("inputResponses"));
         if leaked {
-            self.leaks.fetch_add(1, Ordering::SeqCst);
+            self.leaks.ran();
         }
     }
 }
 
-impl Registry for MrtrFixture {
-    fn tools(&self) -> &[Tool<'_>] {
-        MRTR_TOOLS
-    }
+/// What [`MrtrFixture`] lists.
+pub const MRTR_CATALOGUE: Catalogue = Catalogue::new()
+    .tools(MRTR_TOOLS)
+    .resources(MRTR_RESOURCES)
+    .templates(MRTR_TEMPLATES)
+    .prompts(MRTR_PROMPTS)
+    .with_completions();
 
-    fn resources(&self) -> &[Resource<'_>] {
-        MRTR_RESOURCES
-    }
-
-    fn resource_templates(&self) -> &[ResourceTemplate<'_>] {
-        MRTR_TEMPLATES
-    }
-
-    fn prompts(&self) -> &[Prompt<'_>] {
-        MRTR_PROMPTS
-    }
-
-    fn completions(&self) -> bool {
-        true
-    }
-}
+crate::registry!(MrtrFixture => MRTR_CATALOGUE);
 
 impl Handler for MrtrFixture {
     fn call_tool(&self, call: &ToolCall<'_>, reply: ToolReply<'_>) -> Result<Done, Error> {
