@@ -1012,6 +1012,47 @@ pub fn fixture_server_command(
     command
 }
 
+/// Servers of `mrtr-fixture-server` at `program` (an integration test's
+/// `env!("CARGO_BIN_EXE_mrtr-fixture-server")`) serving `app` over `transport`, one process
+/// per server a test starts, with the fixtures' identity ([`crate::harness::server_info`]).
+pub fn fixture_server_target(
+    program: &'static str,
+    app: &'static str,
+    transport: Transport,
+) -> Target {
+    Target::new(transport.name(), move |keys| {
+        transport.spawn(
+            fixture_server_command(program, app, keys, transport),
+            crate::harness::server_info(),
+        )
+    })
+}
+
+/// The `preferences` example's `serverInfo`; its version is the workspace version, as is this
+/// crate's.
+pub fn example_info() -> Value {
+    serde_json::json!({
+        "name": "snodo-preferences",
+        "title": "Snodo preferences example",
+        "version": env!("CARGO_PKG_VERSION")
+    })
+}
+
+/// The `preferences` example over `transport` when a test leaves the keys to the server
+/// (it seals with a random secret per process); where a test chooses the keys (the same
+/// secret in fresh processes, another secret, a key ring, none), `mrtr-fixture-server
+/// --app preferences` at `program` with those keys: the same flow code, the fixtures'
+/// identity.
+pub fn example_target(program: &'static str, transport: Transport) -> Target {
+    Target::new(transport.name(), move |keys| match keys {
+        StateKeys::Own => transport.spawn(example_command(transport), example_info()),
+        keys => transport.spawn(
+            fixture_server_command(program, "preferences", keys, transport),
+            crate::harness::server_info(),
+        ),
+    })
+}
+
 /// How a spawned server is reached.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Transport {
@@ -1022,6 +1063,14 @@ pub enum Transport {
 }
 
 impl Transport {
+    /// `stdio` or `http`: a target's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Transport::Stdio => "stdio",
+            Transport::Http => "http",
+        }
+    }
+
     fn args(self) -> &'static [&'static str] {
         match self {
             Transport::Stdio => &["--stdio"],

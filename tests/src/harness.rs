@@ -8,6 +8,7 @@
 use std::future::Future;
 
 use serde_json::{Map, Value, json};
+use snodo_core::json::BufferTooSmall;
 use snodo_core::server::{Handled, Handler, Notifier, Round, Server};
 use snodo_std::AsyncHandler;
 
@@ -122,12 +123,7 @@ pub fn round_sync<A: Handler>(
     input: &[u8],
     round: Round<'_>,
 ) -> (Vec<Value>, Option<Value>) {
-    let mut out = vec![0u8; OUT_SIZE];
-    let mut sink = Collect::default();
-    let handled = server
-        .handle(input, round, &mut out, Some(&mut sink))
-        .expect("a 64 KiB output buffer is enough for every reply");
-    (sink.parsed(), reply_of(handled, &mut out))
+    collected(|out, sink| server.handle(input, round, out, Some(sink)))
 }
 
 /// Runs one message through the asynchronous round ([`snodo_std::handle`]) at `round` (its
@@ -139,16 +135,18 @@ pub fn round_async<A: AsyncHandler>(
     input: &[u8],
     round: Round<'_>,
 ) -> (Vec<Value>, Option<Value>) {
+    collected(|out, sink| block_on(snodo_std::handle(server, input, round, out, Some(sink))))
+}
+
+/// Runs one round with an [`OUT_SIZE`] output buffer and a collecting notifier: the
+/// notifications, parsed, and the reply it wrote, parsed.
+fn collected<'i>(
+    round: impl FnOnce(&mut [u8], &mut Collect) -> Result<Handled<'i>, BufferTooSmall>,
+) -> (Vec<Value>, Option<Value>) {
     let mut out = vec![0u8; OUT_SIZE];
     let mut sink = Collect::default();
-    let handled = block_on(snodo_std::handle(
-        server,
-        input,
-        round,
-        &mut out,
-        Some(&mut sink),
-    ))
-    .expect("a 64 KiB output buffer is enough for every reply");
+    let handled =
+        round(&mut out, &mut sink).expect("a 64 KiB output buffer is enough for every reply");
     (sink.parsed(), reply_of(handled, &mut out))
 }
 

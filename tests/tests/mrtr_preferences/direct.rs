@@ -1,9 +1,8 @@
-//! The preference flow of the seed's example 20, core in-process: every test of the shared
-//! suite (`mrtr_preferences/suite.rs`) against the `preferences` example's typed flows
-//! (`snodo_tests::mrtr_fixture::typed_preferences_server`, its `flows.rs` with the fixtures'
-//! identity) through the asynchronous round, as the stdio and HTTP suites run it, with its
-//! handler runs counted; plus the tests that need in-process control of the round and stay
-//! here:
+//! The preference flow in-process: every test of the shared suite against the `preferences`
+//! example's typed flows (`snodo_tests::mrtr_fixture::typed_preferences_server`, its
+//! `flows.rs` with the fixtures' identity) through the asynchronous round, as the stdio and
+//! HTTP boundaries serve it, with its handler runs counted; plus the tests that need
+//! in-process control of the round:
 //!
 //! - expiry and a clock that went back: the round's time is chosen per round, which a served
 //!   process (reading the system clock) does not allow;
@@ -11,11 +10,12 @@
 //!   anonymous.
 //!
 //! The byte-level flow (`examples/preferences_bytes/`) and the middleware around it are
-//! tested in `mrtr_preferences_bytes.rs`.
+//! tested in `bytes.rs`.
 
-#[path = "mrtr_preferences/suite.rs"]
-mod suite;
-
+use crate::suite::{
+    FAMILIES, Family, asks_color, asks_style, expect, expect_final, first_two_legs, style_retry,
+    teal_matte,
+};
 use serde_json::json;
 use snodo_core::server::Round;
 use snodo_std::typed::TypedApp;
@@ -24,10 +24,6 @@ use snodo_tests::harness::{NOW, server_info};
 use snodo_tests::mrtr_fixture::{
     accept, form_caps, invalid_state, retry, round_as, round_at, round_later, send, state_of,
     typed_preferences_server,
-};
-use suite::{
-    FAMILIES, Family, asks_color, asks_style, expect, expect_final, first_two_legs, style_retry,
-    teal_matte,
 };
 
 /// The typed preference flows in-process, sealing with `keys` (its own: the suite's secret).
@@ -40,7 +36,7 @@ fn direct() -> Target {
     Target::new("direct", |keys| Box::new(preferences(keys)))
 }
 
-suite::preference_tests!(direct());
+crate::suite::preference_tests!(direct());
 
 // ---------------------------------------------------------------------------------------
 // Expired state (the round's clock)

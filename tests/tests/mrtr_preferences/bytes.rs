@@ -1,15 +1,15 @@
 //! The byte-level preference flow (`std-adapters/examples/preferences_bytes/`, the
 //! documented second example for firmware-like code), core in-process: every test of the
-//! shared suite (`mrtr_preferences/suite.rs`) against its flow code
+//! shared suite against its flow code
 //! (`snodo_tests::mrtr_fixture::Preferences`, which counts its handler runs) through the
 //! core's synchronous round (the firmware path), plus the
 //! middleware tests: the guard wraps the synchronous application in-process
 //! ([`Layered`]), refuses by principal and counts its calls, which only an in-process test
 //! can read.
 
-#[path = "mrtr_preferences/suite.rs"]
-mod suite;
-
+use crate::suite::{
+    FAMILIES, asks_color, asks_style, expect, expect_final, style_retry, teal_matte,
+};
 use serde_json::{Value, json};
 use snodo_core::server::{Layered, Server};
 use snodo_tests::boundary::{Direct, HANDLER_RUNS, StateKeys, Target, leak};
@@ -18,7 +18,6 @@ use snodo_tests::mrtr_fixture::{
     Guard, Preferences, accept, config, form_caps, invalid_state, retry, round_as, send, state_of,
     state_options,
 };
-use suite::{FAMILIES, asks_color, asks_style, expect, expect_final, style_retry, teal_matte};
 
 /// The byte-level preference application in-process, sealing with `keys` (its own: the
 /// suite's secret).
@@ -36,7 +35,7 @@ fn bytes() -> Target {
     Target::new("direct", |keys| Box::new(preferences(keys)))
 }
 
-suite::preference_tests!(bytes());
+crate::suite::preference_tests!(bytes());
 
 // ---------------------------------------------------------------------------------------
 // Middleware
