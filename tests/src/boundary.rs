@@ -346,35 +346,35 @@ impl<A: Registry> Registry for Counted<A> {
 }
 
 impl<A: AsyncHandler> AsyncHandler for Counted<A> {
-    fn call_tool(
+    fn call_tool<'o>(
         &self,
         call: &ToolCall<'_>,
-        reply: ToolReply<'_>,
-    ) -> impl Future<Output = Result<Done, Error>> + Send {
+        reply: ToolReply<'o>,
+    ) -> impl Future<Output = Result<Done<'o>, Error>> + Send {
         self.ran().call_tool(call, reply)
     }
 
-    fn read_resource(
+    fn read_resource<'o>(
         &self,
         call: &ResourceRead<'_>,
-        reply: ResourceReply<'_>,
-    ) -> impl Future<Output = Result<Done, Error>> + Send {
+        reply: ResourceReply<'o>,
+    ) -> impl Future<Output = Result<Done<'o>, Error>> + Send {
         self.ran().read_resource(call, reply)
     }
 
-    fn get_prompt(
+    fn get_prompt<'o>(
         &self,
         call: &PromptGet<'_>,
-        reply: PromptReply<'_>,
-    ) -> impl Future<Output = Result<Done, Error>> + Send {
+        reply: PromptReply<'o>,
+    ) -> impl Future<Output = Result<Done<'o>, Error>> + Send {
         self.ran().get_prompt(call, reply)
     }
 
-    fn complete(
+    fn complete<'o>(
         &self,
         call: &Completion<'_>,
-        reply: CompletionReply<'_>,
-    ) -> impl Future<Output = Result<Done, Error>> + Send {
+        reply: CompletionReply<'o>,
+    ) -> impl Future<Output = Result<Done<'o>, Error>> + Send {
         self.inner.complete(call, reply)
     }
 }
