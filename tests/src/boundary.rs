@@ -26,11 +26,19 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use serde_json::Value;
-use snodo_core::server::{Handler, Server};
-use snodo_core::state::{Keys, StateOptions};
+use std::future::Future;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
-use crate::harness::{NOW, PROTOCOL_VERSION, bare, round_notified};
+use serde_json::Value;
+use snodo_core::server::{
+    Completion, CompletionReply, Done, Error, Handler, Prompt, PromptGet, PromptReply, Registry,
+    Resource, ResourceRead, ResourceReply, ResourceTemplate, Round, Server, ServerCapabilities,
+    Tool, ToolCall, ToolReply,
+};
+use snodo_core::state::{Keys, StateOptions};
+use snodo_std::AsyncHandler;
+
+use crate::harness::{NOW, PROTOCOL_VERSION, bare, round_async, round_sync};
 
 /// How long a boundary waits for a server (to start, to answer, to exit) before the test
 /// fails.
@@ -110,12 +118,18 @@ impl StateKeys {
     /// has no options of its own: the caller decides what it means.
     #[track_caller]
     pub fn options(&self) -> Option<StateOptions> {
+        self.keys().map(StateOptions::new)
+    }
+
+    /// The keys themselves; `None` for [`StateKeys::Own`] and [`StateKeys::None`].
+    #[track_caller]
+    pub fn keys(&self) -> Option<Keys> {
         let keys = match self {
             StateKeys::Own | StateKeys::None => return None,
             StateKeys::Secret(secret) => Keys::secret(secret),
             StateKeys::Ring(ring) => Keys::ring(ring),
         };
-        Some(StateOptions::new(keys.expect("valid test keys")))
+        Some(keys.expect("valid test keys"))
     }
 
     /// The command-line flags of `mrtr-fixture-server` for these keys.
@@ -192,26 +206,33 @@ pub fn leak(options: StateOptions) -> &'static StateOptions {
 
 type Count<A> = fn(&A) -> usize;
 
-/// The core in-process: [`Server::handle`] with a 64 KiB output buffer, anonymous, at
-/// [`NOW`].
-pub struct Direct<A: Handler + 'static> {
+/// One round in-process: `round_async` or `round_sync` of [`crate::harness`].
+type RunRound<A> = fn(&Server<'_, A>, &[u8], Round<'_>) -> (Vec<Value>, Option<Value>);
+
+/// The core in-process with a 64 KiB output buffer, anonymous, at [`NOW`]: through the
+/// asynchronous round ([`snodo_std::handle`], on the test thread's runtime) as the adapters
+/// run it, or through the core's synchronous round ([`Server::handle`], the firmware path)
+/// for a synchronous application ([`Direct::sync`]).
+pub struct Direct<A: AsyncHandler + 'static> {
     server: Server<'static, A>,
     info: Value,
+    run: RunRound<A>,
     counters: Vec<(&'static str, Count<A>)>,
 }
 
-impl<A: Handler + 'static> std::fmt::Debug for Direct<A> {
+impl<A: AsyncHandler + 'static> std::fmt::Debug for Direct<A> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Direct").field("info", &self.info).finish()
     }
 }
 
-impl<A: Handler + 'static> Direct<A> {
-    /// `server`, whose `serverInfo` is `info`.
+impl<A: AsyncHandler + 'static> Direct<A> {
+    /// `server`, whose `serverInfo` is `info`, through the asynchronous round.
     pub fn new(server: Server<'static, A>, info: Value) -> Self {
         Direct {
             server,
             info,
+            run: round_async,
             counters: Vec::new(),
         }
     }
@@ -229,7 +250,17 @@ impl<A: Handler + 'static> Direct<A> {
     }
 }
 
-impl<A: Handler + 'static> Boundary for Direct<A> {
+impl<A: Handler + Send + Sync + 'static> Direct<A> {
+    /// `server`, whose `serverInfo` is `info`, through the core's synchronous round.
+    pub fn sync(server: Server<'static, A>, info: Value) -> Self {
+        Direct {
+            run: round_sync,
+            ..Direct::new(server, info)
+        }
+    }
+}
+
+impl<A: AsyncHandler + 'static> Boundary for Direct<A> {
     fn name(&self) -> &str {
         "direct"
     }
@@ -239,7 +270,7 @@ impl<A: Handler + 'static> Boundary for Direct<A> {
     }
 
     fn exchange(&mut self, message: &str) -> Exchange {
-        let (notifications, reply) = round_notified(&self.server, message.as_bytes());
+        let (notifications, reply) = (self.run)(&self.server, message.as_bytes(), NOW);
         Exchange {
             notifications,
             reply,
@@ -256,6 +287,95 @@ impl<A: Handler + 'static> Boundary for Direct<A> {
             .iter()
             .find(|(n, _)| *n == name)
             .map(|(_, count)| count(app))
+    }
+}
+
+/// An application wrapped so that every run of one of its handlers (tool, resource, prompt;
+/// not completions) is counted, for applications that keep no count of their own (the typed
+/// layer's). The catalogue is the application's, unchanged.
+#[derive(Debug)]
+pub struct Counted<A> {
+    inner: A,
+    runs: AtomicUsize,
+}
+
+impl<A> Counted<A> {
+    /// `inner`, whose handlers have not run.
+    pub fn new(inner: A) -> Self {
+        Counted {
+            inner,
+            runs: AtomicUsize::new(0),
+        }
+    }
+
+    /// How many times a handler has run.
+    pub fn handler_runs(&self) -> usize {
+        self.runs.load(Ordering::SeqCst)
+    }
+
+    fn ran(&self) -> &A {
+        self.runs.fetch_add(1, Ordering::SeqCst);
+        &self.inner
+    }
+}
+
+impl<A: Registry> Registry for Counted<A> {
+    fn tools(&self) -> &[Tool<'_>] {
+        self.inner.tools()
+    }
+
+    fn resources(&self) -> &[Resource<'_>] {
+        self.inner.resources()
+    }
+
+    fn resource_templates(&self) -> &[ResourceTemplate<'_>] {
+        self.inner.resource_templates()
+    }
+
+    fn prompts(&self) -> &[Prompt<'_>] {
+        self.inner.prompts()
+    }
+
+    fn completions(&self) -> bool {
+        self.inner.completions()
+    }
+
+    fn capabilities(&self) -> ServerCapabilities {
+        self.inner.capabilities()
+    }
+}
+
+impl<A: AsyncHandler> AsyncHandler for Counted<A> {
+    fn call_tool<'o>(
+        &self,
+        call: &ToolCall<'_>,
+        reply: ToolReply<'o>,
+    ) -> impl Future<Output = Result<Done<'o>, Error>> + Send {
+        self.ran().call_tool(call, reply)
+    }
+
+    fn read_resource<'o>(
+        &self,
+        call: &ResourceRead<'_>,
+        reply: ResourceReply<'o>,
+    ) -> impl Future<Output = Result<Done<'o>, Error>> + Send {
+        self.ran().read_resource(call, reply)
+    }
+
+    fn get_prompt<'o>(
+        &self,
+        call: &PromptGet<'_>,
+        reply: PromptReply<'o>,
+    ) -> impl Future<Output = Result<Done<'o>, Error>> + Send {
+        self.ran().get_prompt(call, reply)
+    }
+
+    fn complete<'o>(
+        &self,
+        call: &Completion<'_>,
+        reply: CompletionReply<'o>,
+    ) -> impl Future<Output = Result<Done<'o>, Error>> + Send {
+        self.inner.complete(call, reply)
     }
 }
 
@@ -892,6 +1012,47 @@ pub fn fixture_server_command(
     command
 }
 
+/// Servers of `mrtr-fixture-server` at `program` (an integration test's
+/// `env!("CARGO_BIN_EXE_mrtr-fixture-server")`) serving `app` over `transport`, one process
+/// per server a test starts, with the fixtures' identity ([`crate::harness::server_info`]).
+pub fn fixture_server_target(
+    program: &'static str,
+    app: &'static str,
+    transport: Transport,
+) -> Target {
+    Target::new(transport.name(), move |keys| {
+        transport.spawn(
+            fixture_server_command(program, app, keys, transport),
+            crate::harness::server_info(),
+        )
+    })
+}
+
+/// The `preferences` example's `serverInfo`; its version is the workspace version, as is this
+/// crate's.
+pub fn example_info() -> Value {
+    serde_json::json!({
+        "name": "snodo-preferences",
+        "title": "Snodo preferences example",
+        "version": env!("CARGO_PKG_VERSION")
+    })
+}
+
+/// The `preferences` example over `transport` when a test leaves the keys to the server
+/// (it seals with a random secret per process); where a test chooses the keys (the same
+/// secret in fresh processes, another secret, a key ring, none), `mrtr-fixture-server
+/// --app preferences` at `program` with those keys: the same flow code, the fixtures'
+/// identity.
+pub fn example_target(program: &'static str, transport: Transport) -> Target {
+    Target::new(transport.name(), move |keys| match keys {
+        StateKeys::Own => transport.spawn(example_command(transport), example_info()),
+        keys => transport.spawn(
+            fixture_server_command(program, "preferences", keys, transport),
+            crate::harness::server_info(),
+        ),
+    })
+}
+
 /// How a spawned server is reached.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Transport {
@@ -902,6 +1063,14 @@ pub enum Transport {
 }
 
 impl Transport {
+    /// `stdio` or `http`: a target's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Transport::Stdio => "stdio",
+            Transport::Http => "http",
+        }
+    }
+
     fn args(self) -> &'static [&'static str] {
         match self {
             Transport::Stdio => &["--stdio"],

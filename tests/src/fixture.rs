@@ -12,14 +12,14 @@
 //!
 //! Handlers never allocate: the allocation-counting test runs them.
 
-use core::sync::atomic::{AtomicUsize, Ordering};
-
 use snodo_core::json::Limits;
+
+use crate::catalogue::{Catalogue, Runs};
 use snodo_core::rpc::ErrorCode;
 use snodo_core::server::{
     CacheScope, Completion, CompletionRef, CompletionReply, Config, Done, Error, Handler, Prompt,
-    PromptArgument, PromptGet, PromptReply, Registry, Resource, ResourceRead, ResourceReply,
-    ResourceTarget, ResourceTemplate, Role, Server, ServerInfo, Tool, ToolCall, ToolReply,
+    PromptArgument, PromptGet, PromptReply, Resource, ResourceRead, ResourceReply, ResourceTarget,
+    ResourceTemplate, Role, Server, ServerInfo, Tool, ToolCall, ToolReply,
 };
 
 /// The server name written in `_meta["io.modelcontextprotocol/serverInfo"]`.
@@ -143,26 +143,34 @@ pub const USER_IDS: &[&str] = &["1", "12", "2"];
 /// The full fixture application.
 #[derive(Debug, Default)]
 pub struct Fixture {
-    runs: AtomicUsize,
+    runs: Runs,
 }
 
 impl Fixture {
     /// A fresh fixture whose handlers have not run.
     pub const fn new() -> Self {
-        Fixture {
-            runs: AtomicUsize::new(0),
-        }
+        Fixture { runs: Runs::new() }
     }
 
     /// How many times any handler has run.
     pub fn handler_runs(&self) -> usize {
-        self.runs.load(Ordering::SeqCst)
+        self.runs.count()
     }
 
     fn ran(&self) {
-        self.runs.fetch_add(1, Ordering::SeqCst);
+        self.runs.ran();
     }
 }
+
+/// What [`Fixture`] lists.
+pub const CATALOGUE: Catalogue = Catalogue::new()
+    .tools(TOOLS)
+    .resources(RESOURCES)
+    .templates(TEMPLATES)
+    .prompts(PROMPTS)
+    .with_completions();
+
+crate::registry!(Fixture => CATALOGUE);
 
 /// The fixture's configuration: default page size (everything on one page), `ttlMs` 60000,
 /// `cacheScope` public, with a title and instructions.
@@ -204,28 +212,6 @@ pub fn server() -> Server<'static, Fixture> {
 /// A server for a fresh [`Fixture`] with the given configuration.
 pub fn server_with(config: Config<'static>) -> Server<'static, Fixture> {
     Server::new(config, Fixture::new()).expect("valid definitions")
-}
-
-impl Registry for Fixture {
-    fn tools(&self) -> &[Tool<'_>] {
-        TOOLS
-    }
-
-    fn resources(&self) -> &[Resource<'_>] {
-        RESOURCES
-    }
-
-    fn resource_templates(&self) -> &[ResourceTemplate<'_>] {
-        TEMPLATES
-    }
-
-    fn prompts(&self) -> &[Prompt<'_>] {
-        PROMPTS
-    }
-
-    fn completions(&self) -> bool {
-        true
-    }
 }
 
 const PROGRESS_MESSAGES: [&str; 5] = ["one", "two", "three", "four", "five"];
@@ -384,11 +370,10 @@ pub struct ToolsOnly;
 /// The tools of [`ToolsOnly`].
 pub const TOOLS_ONLY_TOOLS: &[Tool<'static>] = &[Tool::new("noop").input_schema(NO_ARGUMENTS)];
 
-impl Registry for ToolsOnly {
-    fn tools(&self) -> &[Tool<'_>] {
-        TOOLS_ONLY_TOOLS
-    }
-}
+/// What [`ToolsOnly`] lists.
+pub const TOOLS_ONLY_CATALOGUE: Catalogue = Catalogue::new().tools(TOOLS_ONLY_TOOLS);
+
+crate::registry!(ToolsOnly => TOOLS_ONLY_CATALOGUE);
 
 impl Handler for ToolsOnly {
     fn call_tool<'o>(&self, _call: &ToolCall<'_>, reply: ToolReply<'o>) -> Result<Done<'o>, Error> {

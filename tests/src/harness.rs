@@ -5,8 +5,12 @@
 //! here only add the parts every result carries by rule (`resultType`, the `serverInfo`
 //! `_meta`, the cache hints), never anything computed by the code under test.
 
+use std::future::Future;
+
 use serde_json::{Map, Value, json};
+use snodo_core::json::BufferTooSmall;
 use snodo_core::server::{Handled, Handler, Notifier, Round, Server};
+use snodo_std::AsyncHandler;
 
 use crate::fixture::{SERVER_NAME, SERVER_TITLE, SERVER_VERSION};
 
@@ -74,6 +78,13 @@ impl Notifier for Collect {
     }
 }
 
+impl Collect {
+    /// The collected notifications, each parsed.
+    fn parsed(&self) -> Vec<Value> {
+        self.0.iter().map(|n| parse_output(n)).collect()
+    }
+}
+
 /// Parses bytes the core wrote, failing the test if they are not one JSON value.
 pub fn parse_output(bytes: &[u8]) -> Value {
     match serde_json::from_slice(bytes) {
@@ -101,13 +112,59 @@ pub fn round_notified<A: Handler>(
     server: &Server<'_, A>,
     input: &[u8],
 ) -> (Vec<Value>, Option<Value>) {
+    round_sync(server, input, NOW)
+}
+
+/// Runs one message through the core's synchronous round ([`Server::handle`], the firmware
+/// path) at `round` (its time and principal): the notifications sent before the reply, and
+/// the reply (`None` when the server sends nothing).
+pub fn round_sync<A: Handler>(
+    server: &Server<'_, A>,
+    input: &[u8],
+    round: Round<'_>,
+) -> (Vec<Value>, Option<Value>) {
+    collected(|out, sink| server.handle(input, round, out, Some(sink)))
+}
+
+/// Runs one message through the asynchronous round ([`snodo_std::handle`]) at `round` (its
+/// time and principal), on this thread's runtime: the notifications sent before the reply,
+/// and the reply (`None` when the server sends nothing). Synchronous applications run here
+/// too, through `snodo_std`'s blanket [`AsyncHandler`] impl.
+pub fn round_async<A: AsyncHandler>(
+    server: &Server<'_, A>,
+    input: &[u8],
+    round: Round<'_>,
+) -> (Vec<Value>, Option<Value>) {
+    collected(|out, sink| block_on(snodo_std::handle(server, input, round, out, Some(sink))))
+}
+
+/// Runs one round with an [`OUT_SIZE`] output buffer and a collecting notifier: the
+/// notifications, parsed, and the reply it wrote, parsed.
+fn collected<'i>(
+    round: impl FnOnce(&mut [u8], &mut Collect) -> Result<Handled<'i>, BufferTooSmall>,
+) -> (Vec<Value>, Option<Value>) {
     let mut out = vec![0u8; OUT_SIZE];
     let mut sink = Collect::default();
-    let handled = server
-        .handle(input, NOW, &mut out, Some(&mut sink))
-        .expect("a 64 KiB output buffer is enough for every reply");
-    let notes = sink.0.iter().map(|n| parse_output(n)).collect();
-    let reply = match handled {
+    let handled =
+        round(&mut out, &mut sink).expect("a 64 KiB output buffer is enough for every reply");
+    (sink.parsed(), reply_of(handled, &mut out))
+}
+
+/// Runs `future` to completion on this thread's current-thread tokio runtime (one per test
+/// thread, made on first use).
+pub fn block_on<F: Future>(future: F) -> F::Output {
+    thread_local! {
+        static RUNTIME: tokio::runtime::Runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("a current-thread runtime starts");
+    }
+    RUNTIME.with(|runtime| runtime.block_on(future))
+}
+
+/// The reply a round wrote into `out`, parsed.
+fn reply_of(handled: Handled<'_>, out: &mut [u8]) -> Option<Value> {
+    match handled {
         Handled::Reply(n) => {
             let reply = parse_output(&out[..n]);
             assert_no_raw_non_ascii(&out[..n]);
@@ -116,13 +173,12 @@ pub fn round_notified<A: Handler>(
         Handled::Silent | Handled::Cancelled(_) => None,
         // A subscription's first message is its acknowledgement.
         Handled::Listen(subscription) => {
-            let mut w = snodo_core::json::Writer::new(&mut out);
+            let mut w = snodo_core::json::Writer::new(out);
             subscription.write_acknowledged(&mut w);
             let n = w.finish().expect("an acknowledgement fits");
             Some(parse_output(&out[..n]))
         }
-    };
-    (notes, reply)
+    }
 }
 
 fn assert_no_raw_non_ascii(bytes: &[u8]) {

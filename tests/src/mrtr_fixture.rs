@@ -4,7 +4,8 @@
 //!   example ships it (its `flow.rs` and `mrtr_app.rs` are included from
 //!   `std-adapters/examples/preferences_bytes/`; the `preferences` example serves the same
 //!   flow through the typed layer), counting handler runs; [`typed_preferences`]: that typed
-//!   flow, for the suites that run it across a process boundary.
+//!   flow, which the preference suite runs on every boundary ([`typed_preferences_server`]
+//!   in-process).
 //! - [`MrtrFixture`]: an application for the rules the example does not reach: several inputs
 //!   at once, sampling, roots, one result asking all three kinds with signed partial
 //!   progress, a tool that asks only for what the client declared, a tool with an output
@@ -26,14 +27,19 @@ use snodo_core::json::{JsonStr, Object, Writer};
 use snodo_core::mrtr::{Action, CreateMessage, Elicitation, ListRoots, Response};
 use snodo_core::rpc::ErrorCode;
 use snodo_core::server::{
-    Completion, CompletionReply, Config, Done, Error, Handled, Handler, Middleware, Principal,
-    Prompt, PromptArgument, PromptGet, PromptReply, Registry, Reply, RequestContext, Resource,
-    ResourceRead, ResourceReply, ResourceTarget, ResourceTemplate, Role, Round, Server, Tool,
-    ToolCall, ToolReply,
+    Completion, CompletionReply, Config, Done, Error, Handler, Middleware, Principal, Prompt,
+    PromptArgument, PromptGet, PromptReply, Reply, RequestContext, Resource, ResourceRead,
+    ResourceReply, ResourceTarget, ResourceTemplate, Role, Round, Server, Tool, ToolCall,
+    ToolReply,
 };
 use snodo_core::state::{Keys, OPEN_SCRATCH_LEN, StateOptions, Ttl};
 
-use crate::harness::{ANY_STRING, NOW, OUT_SIZE, PROTOCOL_VERSION, parse_output, server_info};
+use snodo_std::AsyncHandler;
+use snodo_std::typed::TypedApp;
+
+use crate::boundary::{Counted, StateKeys};
+use crate::catalogue::{Catalogue, Runs};
+use crate::harness::{ANY_STRING, NOW, PROTOCOL_VERSION, round_async, server_info};
 
 #[path = "../../std-adapters/examples/preferences_bytes/flow.rs"]
 mod flow;
@@ -93,6 +99,24 @@ pub fn typed_preferences() -> snodo_std::typed::ServerBuilder {
     typed_flows::form_flows(builder)
         .resource(typed_flows::preference_resource())
         .prompt(typed_flows::preference_prompt())
+}
+
+/// The `preferences` example's typed flows in-process ([`typed_preferences`]), sealing with
+/// `keys` ([`StateKeys::Own`]: [`SECRET`]), with its handler runs counted.
+pub fn typed_preferences_server(keys: &StateKeys) -> Server<'static, Counted<TypedApp>> {
+    let builder = typed_preferences();
+    let builder = match keys {
+        StateKeys::Own => builder.state(
+            Keys::secret(&SECRET).expect("a 32-byte secret is valid"),
+            Ttl::DEFAULT,
+        ),
+        StateKeys::None => builder.stateless(),
+        keys => builder.state(keys.keys().expect("chosen keys"), Ttl::DEFAULT),
+    };
+    let built = builder
+        .build()
+        .expect("the example's definitions are valid");
+    Server::new(*built.config(), Counted::new(built.app().clone())).expect("valid definitions")
 }
 
 /// A server for a fresh [`MrtrFixture`] sealing with `state`.
@@ -277,29 +301,22 @@ pub fn parse_text(text: &Value) -> Value {
 // Rounds
 // ---------------------------------------------------------------------------------------
 
-/// Runs one message at `round` (time and principal); `None` when the server sends nothing.
-pub fn round_at<A: Handler>(
+/// Runs one message at `round` (time and principal) through the asynchronous round;
+/// `None` when the server sends nothing.
+pub fn round_at<A: AsyncHandler>(
     server: &Server<'_, A>,
     input: &str,
     round: Round<'_>,
 ) -> Option<Value> {
-    let mut out = vec![0u8; OUT_SIZE];
-    let handled = server
-        .handle(input.as_bytes(), round, &mut out, None)
-        .expect("a 64 KiB output buffer is enough for every reply");
-    match handled {
-        Handled::Reply(n) => {
-            let bytes = out.get(..n).expect("the reply fits the buffer");
-            assert!(bytes.is_ascii(), "non-ASCII output");
-            Some(parse_output(bytes))
-        }
-        // Nothing to send (a notification or a cancellation; no MRTR test listens).
-        _ => None,
-    }
+    round_async(server, input.as_bytes(), round).1
 }
 
 /// Runs one message at [`NOW`] as `principal`.
-pub fn round_as<A: Handler>(server: &Server<'_, A>, input: &str, principal: &str) -> Option<Value> {
+pub fn round_as<A: AsyncHandler>(
+    server: &Server<'_, A>,
+    input: &str,
+    principal: &str,
+) -> Option<Value> {
     round_at(
         server,
         input,
@@ -311,7 +328,11 @@ pub fn round_as<A: Handler>(server: &Server<'_, A>, input: &str, principal: &str
 }
 
 /// Runs one message anonymously `secs` seconds after [`NOW`].
-pub fn round_later<A: Handler>(server: &Server<'_, A>, input: &str, secs: u64) -> Option<Value> {
+pub fn round_later<A: AsyncHandler>(
+    server: &Server<'_, A>,
+    input: &str,
+    secs: u64,
+) -> Option<Value> {
     round_at(server, input, Round::anonymous(NOW.now + secs))
 }
 
@@ -322,40 +343,32 @@ pub fn round_later<A: Handler>(server: &Server<'_, A>, input: &str, secs: u64) -
 /// The example application's MRTR part, with a counter of handler runs.
 #[derive(Debug, Default)]
 pub struct Preferences {
-    runs: AtomicUsize,
+    runs: Runs,
 }
 
 impl Preferences {
     /// A fresh application whose handlers have not run.
     pub const fn new() -> Self {
-        Preferences {
-            runs: AtomicUsize::new(0),
-        }
+        Preferences { runs: Runs::new() }
     }
 
     /// How many times any handler has run.
     pub fn handler_runs(&self) -> usize {
-        self.runs.load(Ordering::SeqCst)
+        self.runs.count()
     }
 
     fn ran(&self) {
-        self.runs.fetch_add(1, Ordering::SeqCst);
+        self.runs.ran();
     }
 }
 
-impl Registry for Preferences {
-    fn tools(&self) -> &[Tool<'_>] {
-        &mrtr_app::TOOLS
-    }
+/// What [`Preferences`] lists: the byte-level example's catalogue.
+pub const PREFERENCES_CATALOGUE: Catalogue = Catalogue::new()
+    .tools(&mrtr_app::TOOLS)
+    .resources(core::slice::from_ref(&mrtr_app::RESOURCE))
+    .prompts(core::slice::from_ref(&mrtr_app::PROMPT));
 
-    fn resources(&self) -> &[Resource<'_>] {
-        core::slice::from_ref(&mrtr_app::RESOURCE)
-    }
-
-    fn prompts(&self) -> &[Prompt<'_>] {
-        core::slice::from_ref(&mrtr_app::PROMPT)
-    }
-}
+crate::registry!(Preferences => PREFERENCES_CATALOGUE);
 
 impl Handler for Preferences {
     fn call_tool<'o>(&self, call: &ToolCall<'_>, reply: ToolReply<'o>) -> Result<Done<'o>, Error> {
@@ -482,64 +495,52 @@ pub const MRTR_PROMPTS: &[Prompt<'static>] = &[
 /// field among its arguments (which must never happen).
 #[derive(Debug, Default)]
 pub struct MrtrFixture {
-    runs: AtomicUsize,
-    leaks: AtomicUsize,
+    runs: Runs,
+    leaks: Runs,
 }
 
 impl MrtrFixture {
     /// A fresh fixture whose handlers have not run.
     pub const fn new() -> Self {
         MrtrFixture {
-            runs: AtomicUsize::new(0),
-            leaks: AtomicUsize::new(0),
+            runs: Runs::new(),
+            leaks: Runs::new(),
         }
     }
 
     /// How many times any handler has run.
     pub fn handler_runs(&self) -> usize {
-        self.runs.load(Ordering::SeqCst)
+        self.runs.count()
     }
 
     /// How many times a handler found `requestState` or `inputResponses` among its
     /// arguments.
     pub fn argument_leaks(&self) -> usize {
-        self.leaks.load(Ordering::SeqCst)
+        self.leaks.count()
     }
 
     fn ran(&self) {
-        self.runs.fetch_add(1, Ordering::SeqCst);
+        self.runs.ran();
     }
 
     fn check_arguments(&self, arguments: Option<Object<'_>>) {
         let leaked =
             arguments.is_some_and(|a| a.contains("requestState") || a.contains("inputResponses"));
         if leaked {
-            self.leaks.fetch_add(1, Ordering::SeqCst);
+            self.leaks.ran();
         }
     }
 }
 
-impl Registry for MrtrFixture {
-    fn tools(&self) -> &[Tool<'_>] {
-        MRTR_TOOLS
-    }
+/// What [`MrtrFixture`] lists.
+pub const MRTR_CATALOGUE: Catalogue = Catalogue::new()
+    .tools(MRTR_TOOLS)
+    .resources(MRTR_RESOURCES)
+    .templates(MRTR_TEMPLATES)
+    .prompts(MRTR_PROMPTS)
+    .with_completions();
 
-    fn resources(&self) -> &[Resource<'_>] {
-        MRTR_RESOURCES
-    }
-
-    fn resource_templates(&self) -> &[ResourceTemplate<'_>] {
-        MRTR_TEMPLATES
-    }
-
-    fn prompts(&self) -> &[Prompt<'_>] {
-        MRTR_PROMPTS
-    }
-
-    fn completions(&self) -> bool {
-        true
-    }
-}
+crate::registry!(MrtrFixture => MRTR_CATALOGUE);
 
 impl Handler for MrtrFixture {
     fn call_tool<'o>(&self, call: &ToolCall<'_>, reply: ToolReply<'o>) -> Result<Done<'o>, Error> {

@@ -27,7 +27,9 @@
 //!
 //! The number of requests per operation is bounded by [`ClientConfig::max_rounds`]
 //! ([`ClientError::ExhaustedRounds`]). [`run`] does all of it over a blocking
-//! [`Transport`] with a synchronous handler.
+//! [`Transport`] with a synchronous handler. Over Streamable HTTP, [`tools`] decides which
+//! listed tools can be called, keeps their schemas for the headers, and bounds the retry of
+//! a call the server refused with -32020.
 //!
 //! ```
 //! use snodo_core::client::{ClientConfig, Exchange, Handlers, Operation, Reply};
@@ -65,6 +67,7 @@ mod input;
 mod operation;
 mod response;
 mod run;
+pub mod tools;
 
 pub use crate::protocol::ClientCapabilities;
 pub use answer::{Abort, Answer, Answered, RootsWriter, check_answer};

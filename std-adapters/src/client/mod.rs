@@ -32,10 +32,12 @@
 //! # }
 //! ```
 //!
-//! Over HTTP, [`Client::list_tools`] leaves out tools whose `x-mcp-header` annotations break
-//! the specification's rules (with a warning through `tracing`), and a tool call that the
-//! server refuses with -32020 (`HeaderMismatch`) lists the tools again and is retried once
-//! with the fresh definitions.
+//! Over HTTP, the tool policy is the core's ([`snodo_core::client::tools`]):
+//! [`Client::list_tools`] leaves out tools whose `x-mcp-header` annotations break the
+//! specification's rules (with a warning through `tracing`) and keeps the others' schemas, at
+//! most [`MAX_CACHED_TOOLS`] tools in [`TOOL_CACHE_BYTES`]; a tool call that the server
+//! refuses with -32020 (`HeaderMismatch`) lists the tools again and is retried once with the
+//! fresh definitions.
 
 mod error;
 mod handlers;
@@ -43,16 +45,18 @@ mod http;
 mod sse;
 mod stdio;
 
-use std::collections::HashMap;
 use std::future::Future;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::Value;
-use snodo_core::client::headers::check_tool;
+use snodo_core::client::tools::{
+    CacheFull, HeaderRetry, Listed, Retry, ToolCache, ToolLookup, admit_listed,
+};
 use snodo_core::client::{Abort, ClientConfig, Exchange, Operation, Reply, read_input_request};
 use snodo_core::json::{Limits, Object, parse};
+use snodo_core::rpc::ErrorCode;
 
 pub use error::ClientError;
 pub use handlers::{
@@ -258,6 +262,12 @@ impl ClientBuilder {
     }
 
     fn build(self, transport: Transport) -> Client {
+        // Only HTTP calls need the listed schemas (for their `Mcp-Param-*` headers).
+        let cache_bytes = match transport {
+            Transport::Http(_) => TOOL_CACHE_BYTES,
+            Transport::Stdio(_) => 0,
+        };
+        let tools = Box::new(ToolCache::new(vec![0; cache_bytes].into_boxed_slice()));
         Client {
             name: self.name,
             version: self.version,
@@ -270,7 +280,7 @@ impl ClientBuilder {
             close_grace: self.close_grace,
             transport,
             ids: AtomicI64::new(1),
-            tools: Mutex::default(),
+            tools: Mutex::new(tools),
         }
     }
 }
@@ -281,14 +291,14 @@ enum Transport {
     Http(HttpTransport),
 }
 
-/// What the client learnt from `tools/list`.
-#[derive(Debug, Default)]
-struct ToolCache {
-    /// Each usable tool's `inputSchema`, as JSON text.
-    schemas: HashMap<String, Arc<[u8]>>,
-    /// Tools left out over HTTP, with the reason.
-    rejected: HashMap<String, &'static str>,
-}
+/// Most tools kept from `tools/list` over HTTP ([`ToolCache`]).
+pub const MAX_CACHED_TOOLS: usize = 1024;
+
+/// Bytes of tool names and input schemas kept from `tools/list` over HTTP.
+pub const TOOL_CACHE_BYTES: usize = 4 << 20;
+
+/// What the client kept of `tools/list` over HTTP, in storage of fixed size.
+type Tools = ToolCache<Box<[u8]>, MAX_CACHED_TOOLS>;
 
 /// An MCP client (see the [module docs](self)). Methods take `&self`, so one client serves
 /// concurrent operations; each request gets its own id.
@@ -304,7 +314,7 @@ pub struct Client {
     close_grace: Duration,
     transport: Transport,
     ids: AtomicI64,
-    tools: Mutex<ToolCache>,
+    tools: Mutex<Box<Tools>>,
 }
 
 impl std::fmt::Debug for Client {
@@ -393,34 +403,38 @@ impl Client {
     }
 
     /// `tools/list`, every page. Over HTTP, tools with invalid `x-mcp-header` annotations
-    /// are left out (and refused by [`Client::call_tool`]).
+    /// are left out (and refused by [`Client::call_tool`]); over both, tools without a name.
     pub async fn list_tools(&self) -> Result<Vec<Value>, ClientError> {
         let tools = self.list_all("tools/list", "tools").await?;
         let http = matches!(self.transport, Transport::Http(_));
-        let mut cache = ToolCache::default();
+        let mut cache = lock(&self.tools);
+        cache.clear();
         let mut usable = Vec::with_capacity(tools.len());
         for tool in tools {
-            let Some(name) = tool["name"].as_str().map(str::to_owned) else {
-                tracing::warn!("tools/list returned a tool without a name; left out");
+            let raw = serde_json::to_vec(&tool).unwrap_or_default();
+            let Ok(parsed) = parse(&raw, &self.limits) else {
+                // Too deep or too wide to read back within the limits: listed, not kept.
+                usable.push(tool);
                 continue;
             };
-            let raw = serde_json::to_vec(&tool).unwrap_or_default();
-            let checked = parse(&raw, &self.limits)
-                .map_err(|_| "the tool is not JSON within the limits")
-                .and_then(check_tool);
-            match checked {
-                Err(reason) if http => {
-                    tracing::warn!(tool = %name, reason, "tool left out: it cannot be called over HTTP");
-                    cache.rejected.insert(name, reason);
+            let listed = if http {
+                cache.learn(parsed).unwrap_or_else(|CacheFull| {
+                    tracing::warn!(tool = ?tool["name"], "tool cache full: calls go without Mcp-Param headers");
+                    admit_listed(parsed, true)
+                })
+            } else {
+                admit_listed(parsed, false)
+            };
+            match listed {
+                Listed::Usable => usable.push(tool),
+                Listed::LeftOut(reason) => {
+                    tracing::warn!(tool = ?tool["name"], reason, "tool left out: it cannot be called over HTTP");
                 }
-                _ => {
-                    let schema = serde_json::to_vec(&tool["inputSchema"]).unwrap_or_default();
-                    cache.schemas.insert(name, schema.into());
-                    usable.push(tool);
+                Listed::Unnamed => {
+                    tracing::warn!("tools/list returned a tool without a name; left out")
                 }
             }
         }
-        *lock(&self.tools) = cache;
         Ok(usable)
     }
 
@@ -454,18 +468,27 @@ impl Client {
         let Transport::Http(_) = self.transport else {
             return self.drive(&op, None).await;
         };
-        self.refuse_rejected(name)?;
-        let schema = lock(&self.tools).schemas.get(name).cloned();
-        match self.drive(&op, schema.as_deref()).await {
-            Err(ClientError::Server { code: -32020, .. }) => {
-                // The headers disagreed with what the server expects: learn the tool's
-                // current definition and try once more.
-                self.list_tools().await?;
-                self.refuse_rejected(name)?;
-                let schema = lock(&self.tools).schemas.get(name).cloned();
-                self.drive(&op, schema.as_deref()).await
+        let mut retry = HeaderRetry::new();
+        loop {
+            let schema = match lock(&self.tools).lookup(name) {
+                ToolLookup::LeftOut(reason) => {
+                    return Err(ClientError::InvalidTool {
+                        name: name.to_owned(),
+                        reason,
+                    });
+                }
+                ToolLookup::Usable(schema) => Some(schema.to_vec()),
+                ToolLookup::Unknown => None,
+            };
+            match self.drive(&op, schema.as_deref()).await {
+                Err(ClientError::Server { code, .. })
+                    if i32::try_from(code)
+                        .is_ok_and(|c| retry.after_error(ErrorCode(c)) == Retry::Relist) =>
+                {
+                    self.list_tools().await?;
+                }
+                other => return other,
             }
-            other => other,
         }
     }
 
@@ -522,16 +545,6 @@ impl Client {
     pub async fn close(self) {
         if let Transport::Stdio(stdio) = &self.transport {
             stdio.close(self.close_grace).await;
-        }
-    }
-
-    fn refuse_rejected(&self, name: &str) -> Result<(), ClientError> {
-        match lock(&self.tools).rejected.get(name) {
-            Some(reason) => Err(ClientError::InvalidTool {
-                name: name.to_owned(),
-                reason,
-            }),
-            None => Ok(()),
         }
     }
 

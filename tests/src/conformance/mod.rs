@@ -18,11 +18,13 @@ use std::time::Duration;
 
 use snodo_core::protocol::LogLevel;
 use snodo_core::server::{
-    Completion, CompletionRef, CompletionReply, Config, Done, Error, ListChanged, Prompt,
-    PromptGet, PromptReply, Registry, Resource, ResourceRead, ResourceReply, ResourceTarget,
-    ResourceTemplate, ServerCapabilities, Tool, ToolCall, ToolReply,
+    Completion, CompletionRef, CompletionReply, Config, Done, Error, ListChanged, PromptGet,
+    PromptReply, ResourceRead, ResourceReply, ResourceTarget, ServerCapabilities, ToolCall,
+    ToolReply,
 };
 use snodo_std::AsyncHandler;
+
+use crate::catalogue::Catalogue;
 use snodo_std::events::{EventBus, ServerEvent};
 
 pub use catalogue::{AUDIO_WAV, IMAGE_PNG, JSON_SCHEMA_2020_12, TOOLS};
@@ -158,43 +160,34 @@ async fn progress<'o>(call: &ToolCall<'_>, reply: ToolReply<'o>) -> Result<Done<
     Ok(reply.text(&token))
 }
 
-impl Registry for ConformanceApp {
-    fn tools(&self) -> &[Tool<'_>] {
-        if self.dynamic_tool() {
-            &TOOLS
-        } else {
-            &TOOLS[..catalogue::BASE_TOOL_COUNT]
-        }
-    }
+/// What [`ConformanceApp`] lists; `test_dynamic_tool`, the last tool, only once triggered.
+const CATALOGUE: Catalogue = Catalogue::new()
+    .tools(&TOOLS)
+    .resources(catalogue::RESOURCES)
+    .templates(catalogue::TEMPLATES)
+    .prompts(catalogue::PROMPTS)
+    .with_completions();
 
-    fn resources(&self) -> &[Resource<'_>] {
-        catalogue::RESOURCES
-    }
+/// Every family, logging, and a list-changed notice for each list.
+const CAPABILITIES: ServerCapabilities = ServerCapabilities {
+    tools: true,
+    resources: true,
+    prompts: true,
+    completions: true,
+    logging: true,
+    list_changed: ListChanged::ALL,
+    subscribe: false,
+};
 
-    fn resource_templates(&self) -> &[ResourceTemplate<'_>] {
-        catalogue::TEMPLATES
-    }
-
-    fn prompts(&self) -> &[Prompt<'_>] {
-        catalogue::PROMPTS
-    }
-
-    fn completions(&self) -> bool {
-        true
-    }
-
-    fn capabilities(&self) -> ServerCapabilities {
-        ServerCapabilities {
-            tools: true,
-            resources: true,
-            prompts: true,
-            completions: true,
-            logging: true,
-            list_changed: ListChanged::ALL,
-            subscribe: false,
-        }
-    }
-}
+crate::registry!(
+    ConformanceApp => CATALOGUE,
+    tools(app) = if app.dynamic_tool() {
+        CATALOGUE.tools
+    } else {
+        &CATALOGUE.tools[..catalogue::BASE_TOOL_COUNT]
+    },
+    capabilities = CAPABILITIES
+);
 
 impl AsyncHandler for ConformanceApp {
     async fn call_tool<'o>(
@@ -324,7 +317,7 @@ impl AsyncHandler for ConformanceApp {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use snodo_core::server::Server;
+    use snodo_core::server::{Registry, Server};
 
     #[test]
     fn definitions_are_what_the_runner_looks_for() {

@@ -1,11 +1,10 @@
 //! MRTR rules the preference flow does not reach, against the MRTR fixture application
-//! (`snodo_tests::mrtr_fixture`), one body per test, run over every boundary by
-//! [`fixture_tests!`] (`mrtr_fixture_direct.rs`, `mrtr_fixture_stdio.rs`,
-//! `mrtr_fixture_http.rs`): several inputs at once, sampling and roots round trips and
-//! malformed answers, one result asking all three kinds with signed partial progress, asking
-//! only for what the client declared, the exact -32021 shapes, final-output validation after
-//! an `input_required` round, placement, the three ways a handler fails after a retry, and
-//! what a handler sees of its arguments.
+//! (`snodo_tests::mrtr_fixture`), one body per test, run over every boundary (direct, stdio,
+//! HTTP) by [`fixture_tests!`] in `mrtr_fixture.rs`: several inputs at once, sampling and
+//! roots round trips and malformed answers, one result asking all three kinds with signed
+//! partial progress, asking only for what the client declared, the exact -32021 shapes,
+//! final-output validation after an `input_required` round, placement, the three ways a
+//! handler fails after a retry, and what a handler sees of its arguments.
 //!
 //! Expected values are written out from the 2026-07-28 specification, the seed and the
 //! fixture's own definitions; messages the specification leaves to the server match any

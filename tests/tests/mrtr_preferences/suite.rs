@@ -1,6 +1,6 @@
 //! The preference flow of the seed's example 20: literal MRTR rounds, one body per test, run
-//! over every boundary by [`preference_tests!`] (`mrtr_preferences_direct.rs`,
-//! `mrtr_preferences_stdio.rs`, `mrtr_preferences_http.rs`).
+//! over every boundary by [`preference_tests!`] in `mrtr_preferences.rs` (the typed example
+//! and the byte-level flow in-process, the example over stdio and HTTP).
 //!
 //! The tool `preference_preview`, the resource `preview://preferences` and the prompt
 //! `preference_prompt` ask `color`, then `style` (each a form with one required string

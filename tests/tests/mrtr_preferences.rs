@@ -1,51 +1,44 @@
-//! The preference flow of the seed's example 20 over Streamable HTTP: every test of the shared suite
-//! (`mrtr_preferences/suite.rs`) against the `preferences` example binary (`--http 127.0.0.1:0`), one
-//! process per server a test starts, one POST per message.
+//! The preference flow of the seed's example 20: every test of the shared suite
+//! (`mrtr_preferences/suite.rs`) run on each boundary by one harness:
 //!
-//! The example seals with a random secret per process, so where a test chooses the keys (the
-//! same secret in fresh processes, another secret, a key ring, none) its servers are
-//! `mrtr-fixture-server --app preferences` with those keys: the same flow code, the fixtures'
-//! identity. Tests that need in-process control of the round (its clock, its principal,
-//! middleware) are direct-only (`mrtr_preferences_direct.rs`).
+//! - `direct` (`mrtr_preferences/direct.rs`): the `preferences` example's typed flows
+//!   in-process, plus the tests that need in-process control of the round (its clock, its
+//!   principal);
+//! - `bytes` (`mrtr_preferences/bytes.rs`): the byte-level flow in-process through the core's
+//!   synchronous round, plus the middleware tests;
+//! - `stdio` and `http`: the `preferences` example binary (`--stdio`, `--http 127.0.0.1:0`),
+//!   one process per server a test starts. The example seals with a random secret per
+//!   process, so where a test chooses the keys its servers are
+//!   `mrtr-fixture-server --app preferences` with those keys (the same flow code, the
+//!   fixtures' identity).
+//!
+//! And one test across transports: state sealed over stdio opens over HTTP.
 
 #[path = "mrtr_preferences/suite.rs"]
 mod suite;
 
-use serde_json::{Value, json};
-use snodo_tests::boundary::{
-    StateKeys, Target, Transport, example_command, fixture_server_command,
-};
+#[path = "mrtr_preferences/bytes.rs"]
+mod bytes;
+#[path = "mrtr_preferences/direct.rs"]
+mod direct;
+
+use serde_json::json;
+use snodo_tests::boundary::{StateKeys, Target, Transport, example_target, fixture_server_command};
 use snodo_tests::harness::server_info;
 use snodo_tests::mrtr_fixture::{SECRET, accept, form_caps, retry, send, state_of};
 use suite::{FAMILIES, asks_color, asks_style, expect, expect_final, style_retry, teal_matte};
 
-const TRANSPORT: Transport = Transport::Http;
-
-/// The example's `serverInfo`; its version is the workspace version, as is this crate's.
-fn example_info() -> Value {
-    json!({
-        "name": "snodo-preferences",
-        "title": "Snodo preferences example",
-        "version": env!("CARGO_PKG_VERSION")
-    })
+fn spawned(transport: Transport) -> Target {
+    example_target(env!("CARGO_BIN_EXE_mrtr-fixture-server"), transport)
 }
 
-fn target() -> Target {
-    Target::new("http", |keys| match keys {
-        StateKeys::Own => TRANSPORT.spawn(example_command(TRANSPORT), example_info()),
-        keys => TRANSPORT.spawn(
-            fixture_server_command(
-                env!("CARGO_BIN_EXE_mrtr-fixture-server"),
-                "preferences",
-                keys,
-                TRANSPORT,
-            ),
-            server_info(),
-        ),
-    })
+mod stdio {
+    crate::suite::preference_tests!(super::spawned(snodo_tests::boundary::Transport::Stdio));
 }
 
-suite::preference_tests!(target());
+mod http {
+    crate::suite::preference_tests!(super::spawned(snodo_tests::boundary::Transport::Http));
+}
 
 /// A server of the preference flow over `transport`, sealing with the suite's secret.
 fn sharing_the_secret(transport: Transport) -> Box<dyn snodo_tests::boundary::Boundary> {

@@ -1,17 +1,25 @@
-//! MRTR rules the preference flow does not reach, core in-process: every test of the shared
-//! suite (`mrtr_fixture/suite.rs`) against the MRTR fixture application
-//! (`snodo_tests::mrtr_fixture::MrtrFixture`), with its handler runs and argument leaks
-//! counted, plus the one test that stays here:
+//! MRTR rules the preference flow does not reach: every test of the shared suite
+//! (`mrtr_fixture/suite.rs`) run on each boundary by one harness, against the MRTR fixture
+//! application (`snodo_tests::mrtr_fixture::MrtrFixture`):
 //!
-//! - middleware answering by itself: the middleware wraps the application in-process, and the
-//!   claim that the handler never runs is read from the in-process counter.
+//! - `direct`: in-process through the core's synchronous round, with its handler runs and
+//!   argument leaks counted;
+//! - `stdio`: `mrtr-fixture-server --stdio`, one process per server a test starts, reused
+//!   across its rounds;
+//! - `http`: `mrtr-fixture-server --http 127.0.0.1:0`, one POST per message.
+//!
+//! Spawned servers seal with a random secret per process unless the test chooses the keys.
+//! One test stays direct-only: middleware answering by itself wraps the application
+//! in-process, and the claim that the handler never runs is read from the in-process counter.
 
 #[path = "mrtr_fixture/suite.rs"]
 mod suite;
 
 use serde_json::json;
 use snodo_core::server::{Layered, Server};
-use snodo_tests::boundary::{Direct, HANDLER_RUNS, StateKeys, Target, leak};
+use snodo_tests::boundary::{
+    Direct, HANDLER_RUNS, StateKeys, Target, Transport, fixture_server_target, leak,
+};
 use snodo_tests::harness::{round, server_info};
 use snodo_tests::mrtr_fixture::{
     AsksForSampling, MrtrFixture, config, form_caps, input_required, missing_capability, send,
@@ -26,7 +34,7 @@ fn fixture(keys: &StateKeys) -> Direct<MrtrFixture> {
         StateKeys::None => snodo_tests::fixture::config(),
         keys => config(leak(keys.options().expect("keys"))),
     };
-    Direct::new(
+    Direct::sync(
         Server::new(config, MrtrFixture::new()).expect("valid definitions"),
         server_info(),
     )
@@ -34,11 +42,24 @@ fn fixture(keys: &StateKeys) -> Direct<MrtrFixture> {
     .counting(ARGUMENT_LEAKS, MrtrFixture::argument_leaks)
 }
 
-fn direct() -> Target {
-    Target::new("direct", |keys| Box::new(fixture(keys)))
+fn spawned(transport: Transport) -> Target {
+    let program = env!("CARGO_BIN_EXE_mrtr-fixture-server");
+    fixture_server_target(program, "fixture", transport)
 }
 
-suite::fixture_tests!(direct());
+mod direct {
+    super::suite::fixture_tests!(snodo_tests::boundary::Target::new("direct", |keys| {
+        Box::new(super::fixture(keys))
+    }));
+}
+
+mod stdio {
+    super::suite::fixture_tests!(super::spawned(snodo_tests::boundary::Transport::Stdio));
+}
+
+mod http {
+    super::suite::fixture_tests!(super::spawned(snodo_tests::boundary::Transport::Http));
+}
 
 // ---------------------------------------------------------------------------------------
 // Middleware cannot widen the capabilities
