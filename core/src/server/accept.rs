@@ -6,6 +6,7 @@ use super::call::{
     Call, Completion, CompletionRef, PromptGet, ResourceRead, ResourceTarget, ToolCall, UriText,
     write_trailer,
 };
+use super::plans::Plans;
 use super::reply::whole_error;
 use super::subscription::{Filter, Subscription};
 use super::verified::Verified;
@@ -13,7 +14,7 @@ use super::{Config, Registry, RequestContext, Round, lists, uri_template};
 use crate::json::{BufferTooSmall, JsonStr, Key, Object, Value, Visitor, Writer};
 use crate::protocol::{self, MetaError, MetaFields, Method, SUPPORTED_VERSIONS};
 use crate::rpc::{self, ErrorCode, Id, Incoming, Request};
-use crate::schema::Options as SchemaOptions;
+use crate::schema::{Options as SchemaOptions, Plan};
 
 /// The outcome of [`Server::accept`].
 // No heap in the core: a call lives on the stack for one round, unboxed.
@@ -42,6 +43,8 @@ pub struct Server<'c, A> {
     /// Which tools' input schemas are known to parse (a memo of the definitions, no
     /// request data).
     verified: Verified,
+    /// The tools' input schemas as read for validation (feature `schema-plans`).
+    plans: Plans,
 }
 
 /// A definition in the registry that is not usable (found by [`Server::check`]).
@@ -60,6 +63,7 @@ impl<'c, A: Registry> Server<'c, A> {
             config,
             app,
             verified: Verified::new(),
+            plans: Plans::new(),
         }
     }
 
@@ -90,6 +94,8 @@ impl<'c, A: Registry> Server<'c, A> {
             self.verified.set_input_schema(index, tool);
             crate::schema::check_schema(schema, &SchemaOptions::DEFAULT)
                 .map_err(|_| bad("inputSchema uses a keyword wrongly or an unresolvable $ref"))?;
+            self.plans
+                .put(index, tool, schema.raw(), || Plan::compile(schema));
             crate::protocol::http::check_annotations(schema)
                 .map_err(|_| bad("inputSchema has an invalid x-mcp-header annotation"))?;
             let output = tool.output_schema.map(|text| (OUTPUT_SCHEMA, text));
@@ -286,9 +292,16 @@ impl<'c, A: Registry> Server<'c, A> {
             self.verified.set_input_schema(index, call.tool);
             schema
         };
-        crate::schema::validate(schema, call.arguments().as_value())
-            .err()
-            .map(Ok)
+        let arguments = call.arguments().as_value();
+        let verdict = match self.plans.get(index, call.tool, text) {
+            Some(plan) => crate::schema::validate_planned(schema, &plan, arguments),
+            None => {
+                self.plans
+                    .put(index, call.tool, text, || Plan::compile(schema));
+                crate::schema::validate(schema, arguments)
+            }
+        };
+        verdict.err().map(Ok)
     }
 
     #[inline(never)]

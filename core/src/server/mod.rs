@@ -44,6 +44,7 @@ mod handler;
 mod lists;
 mod middleware;
 mod notify;
+mod plans;
 mod registry;
 mod reply;
 mod subscription;
