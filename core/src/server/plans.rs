@@ -214,6 +214,16 @@ mod tests {
     }
 
     #[test]
+    fn the_memo_costs_what_the_feature_says() {
+        // Documented as about 2.8 KiB on a 64-bit host (core/Cargo.toml, CHANGELOG).
+        assert!(
+            core::mem::size_of::<Plans>() <= 2816,
+            "{}",
+            core::mem::size_of::<Plans>()
+        );
+    }
+
+    #[test]
     fn a_moved_memo_starts_over() {
         let plans = Plans::new();
         let text = SCHEMA.as_bytes();
