@@ -198,8 +198,6 @@ impl<'c, A: Registry> Server<'c, A> {
             id: request.id,
             method,
             params: request.params,
-            request_state: fields.request_state.and_then(|v| v.as_str()),
-            input_responses: fields.input_responses.and_then(|v| v.as_object()),
             meta,
             round,
             config: &self.config,

@@ -33,10 +33,6 @@ pub struct RequestContext<'a> {
     pub(crate) id: Id<'a>,
     pub(crate) method: Method,
     pub(crate) params: Option<Object<'a>>,
-    /// `requestState` and `inputResponses` of params, as noted while the message was
-    /// scanned (so handlers reading them do not walk params again, past a long token).
-    pub(crate) request_state: Option<JsonStr<'a>>,
-    pub(crate) input_responses: Option<Object<'a>>,
     pub(crate) meta: RequestMeta<'a>,
     pub(crate) round: Round<'a>,
     pub(crate) config: &'a Config<'a>,
@@ -80,12 +76,16 @@ impl<'a> RequestContext<'a> {
 
     /// `inputResponses` of a retry (checked to be an object of objects before any handler).
     pub fn input_responses(&self) -> Option<Object<'a>> {
-        self.input_responses
+        self.params
+            .and_then(|p| p.get("inputResponses"))
+            .and_then(|v| v.as_object())
     }
 
     /// `requestState` of a retry (checked to be a string before any handler).
     pub fn request_state(&self) -> Option<JsonStr<'a>> {
-        self.request_state
+        self.params
+            .and_then(|p| p.get("requestState"))
+            .and_then(|v| v.as_str())
     }
 
     /// The round's time.
