@@ -53,6 +53,116 @@ pub(crate) struct Keywords<'a> {
 /// Longest keyword name recognised (`additionalProperties`), rounded up.
 const KEYWORD_MAX: usize = 24;
 
+/// A recognised keyword, as a small id (a [`Plan`](super::plan::Plan) stores these).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub(crate) enum Keyword {
+    Type,
+    Enum,
+    Const,
+    Minimum,
+    Maximum,
+    ExclusiveMinimum,
+    ExclusiveMaximum,
+    MinLength,
+    MaxLength,
+    MinItems,
+    MaxItems,
+    MinProperties,
+    MaxProperties,
+    UniqueItems,
+    Required,
+    Properties,
+    AdditionalProperties,
+    Items,
+    PrefixItems,
+    AllOf,
+    AnyOf,
+    OneOf,
+    Not,
+    Ref,
+    Defs,
+    Definitions,
+}
+
+impl Keyword {
+    /// Every keyword, indexed by its id.
+    const ALL: [Keyword; 26] = [
+        Keyword::Type,
+        Keyword::Enum,
+        Keyword::Const,
+        Keyword::Minimum,
+        Keyword::Maximum,
+        Keyword::ExclusiveMinimum,
+        Keyword::ExclusiveMaximum,
+        Keyword::MinLength,
+        Keyword::MaxLength,
+        Keyword::MinItems,
+        Keyword::MaxItems,
+        Keyword::MinProperties,
+        Keyword::MaxProperties,
+        Keyword::UniqueItems,
+        Keyword::Required,
+        Keyword::Properties,
+        Keyword::AdditionalProperties,
+        Keyword::Items,
+        Keyword::PrefixItems,
+        Keyword::AllOf,
+        Keyword::AnyOf,
+        Keyword::OneOf,
+        Keyword::Not,
+        Keyword::Ref,
+        Keyword::Defs,
+        Keyword::Definitions,
+    ];
+
+    /// The keyword with this id.
+    pub(crate) fn from_id(id: u8) -> Option<Keyword> {
+        Self::ALL.get(usize::from(id)).copied()
+    }
+
+    /// The keyword named `name` (unescaped), if it is one this validator knows.
+    fn from_name(name: &[u8]) -> Option<Keyword> {
+        Some(match name {
+            b"type" => Keyword::Type,
+            b"enum" => Keyword::Enum,
+            b"const" => Keyword::Const,
+            b"minimum" => Keyword::Minimum,
+            b"maximum" => Keyword::Maximum,
+            b"exclusiveMinimum" => Keyword::ExclusiveMinimum,
+            b"exclusiveMaximum" => Keyword::ExclusiveMaximum,
+            b"minLength" => Keyword::MinLength,
+            b"maxLength" => Keyword::MaxLength,
+            b"minItems" => Keyword::MinItems,
+            b"maxItems" => Keyword::MaxItems,
+            b"minProperties" => Keyword::MinProperties,
+            b"maxProperties" => Keyword::MaxProperties,
+            b"uniqueItems" => Keyword::UniqueItems,
+            b"required" => Keyword::Required,
+            b"properties" => Keyword::Properties,
+            b"additionalProperties" => Keyword::AdditionalProperties,
+            b"items" => Keyword::Items,
+            b"prefixItems" => Keyword::PrefixItems,
+            b"allOf" => Keyword::AllOf,
+            b"anyOf" => Keyword::AnyOf,
+            b"oneOf" => Keyword::OneOf,
+            b"not" => Keyword::Not,
+            b"$ref" => Keyword::Ref,
+            b"$defs" => Keyword::Defs,
+            b"definitions" => Keyword::Definitions,
+            _ => return None,
+        })
+    }
+}
+
+/// Draft 4 spells exclusive bounds as booleans next to `minimum`/`maximum`: they are noted
+/// while the keywords are read and applied to the bounds at the end.
+#[derive(Default)]
+pub(crate) struct ExclusiveFlags {
+    min: bool,
+    max: bool,
+}
+
 impl<'a> Keywords<'a> {
     /// Reads the keywords of `schema` into `self` (whatever it held before is cleared); `Err`
     /// names the first keyword with a malformed value.
@@ -61,11 +171,18 @@ impl<'a> Keywords<'a> {
     /// keywords (about 500 bytes) and not a second one in transit: the validator recurses
     /// through this for every schema level, which sets a device's peak stack.
     pub(crate) fn read(&mut self, schema: Object<'a>) -> Result<(), &'static str> {
+        self.read_noting(schema, &mut |_, _| {})
+    }
+
+    /// [`Keywords::read`], telling `note` each recognised keyword and its value, in the
+    /// order of the text, so that a [`Plan`](super::plan::Plan) can replay them.
+    pub(crate) fn read_noting(
+        &mut self,
+        schema: Object<'a>,
+        note: &mut impl FnMut(Keyword, Value<'a>),
+    ) -> Result<(), &'static str> {
         *self = Keywords::default();
-        let k = self;
-        // Draft 4 spells exclusive bounds as booleans next to minimum/maximum.
-        let mut min_flag = false;
-        let mut max_flag = false;
+        let mut flags = ExclusiveFlags::default();
         let mut members = schema.iter();
         // `properties` is walked member by member as it is passed over, for its table.
         let mut table = None;
@@ -87,77 +204,100 @@ impl<'a> Keywords<'a> {
             } else {
                 name.raw()
             };
-            match name {
-                b"type" => k.types = Some(types(value).ok_or("type")?),
-                b"enum" => k.enumeration = Some(value.as_array().ok_or("enum")?),
-                b"const" => k.constant = Some(value),
-                b"minimum" => {
-                    k.minimum = Some(Bound {
-                        limit: number(value).ok_or("minimum")?,
-                        exclusive: false,
-                    });
-                }
-                b"maximum" => {
-                    k.maximum = Some(Bound {
-                        limit: number(value).ok_or("maximum")?,
-                        exclusive: false,
-                    });
-                }
-                b"exclusiveMinimum" => match value.as_bool() {
-                    Some(flag) => min_flag = flag,
-                    None => k.exclusive_minimum = Some(number(value).ok_or("exclusiveMinimum")?),
-                },
-                b"exclusiveMaximum" => match value.as_bool() {
-                    Some(flag) => max_flag = flag,
-                    None => k.exclusive_maximum = Some(number(value).ok_or("exclusiveMaximum")?),
-                },
-                b"minLength" => k.min_length = Some(count(value).ok_or("minLength")?),
-                b"maxLength" => k.max_length = Some(count(value).ok_or("maxLength")?),
-                b"minItems" => k.min_items = Some(count(value).ok_or("minItems")?),
-                b"maxItems" => k.max_items = Some(count(value).ok_or("maxItems")?),
-                b"minProperties" => k.min_properties = Some(count(value).ok_or("minProperties")?),
-                b"maxProperties" => k.max_properties = Some(count(value).ok_or("maxProperties")?),
-                b"uniqueItems" => k.unique_items = value.as_bool().ok_or("uniqueItems")?,
-                b"required" => {
-                    let names = value.as_array().ok_or("required")?;
-                    if !names.iter().all(|n| n.kind() == Kind::String) {
-                        return Err("required");
-                    }
-                    k.required = Some(names);
-                }
-                b"properties" => {
-                    let properties = value.as_object().ok_or("properties")?;
-                    k.properties = Some(properties);
-                    k.property_table = table;
-                }
-                b"additionalProperties" => {
-                    k.additional_properties =
-                        Some(schema_value(value).ok_or("additionalProperties")?);
-                }
-                b"items" => {
-                    if schema_value(value).is_none() && value.kind() != Kind::Array {
-                        return Err("items");
-                    }
-                    k.items = Some(value);
-                }
-                b"prefixItems" => k.prefix_items = Some(value.as_array().ok_or("prefixItems")?),
-                b"allOf" => k.all_of = Some(non_empty(value).ok_or("allOf")?),
-                b"anyOf" => k.any_of = Some(non_empty(value).ok_or("anyOf")?),
-                b"oneOf" => k.one_of = Some(non_empty(value).ok_or("oneOf")?),
-                b"not" => k.not = Some(schema_value(value).ok_or("not")?),
-                b"$ref" => k.reference = Some(value.as_str().ok_or("$ref")?),
-                b"$defs" => k.defs[0] = Some(value.as_object().ok_or("$defs")?),
-                b"definitions" => k.defs[1] = Some(value.as_object().ok_or("definitions")?),
-                _ => {}
+            let Some(keyword) = Keyword::from_name(name) else {
+                continue;
+            };
+            self.set(keyword, value, &mut flags)?;
+            if keyword == Keyword::Properties {
+                self.property_table = table;
             }
+            note(keyword, value);
         }
-        if let Some(bound) = k.minimum.as_mut() {
-            bound.exclusive = min_flag;
-        }
-        if let Some(bound) = k.maximum.as_mut() {
-            bound.exclusive = max_flag;
+        self.finish(flags);
+        Ok(())
+    }
+
+    /// Records one keyword's value, checking its type; `Err` names the keyword when it is
+    /// malformed.
+    pub(crate) fn set(
+        &mut self,
+        keyword: Keyword,
+        value: Value<'a>,
+        flags: &mut ExclusiveFlags,
+    ) -> Result<(), &'static str> {
+        let k = self;
+        match keyword {
+            Keyword::Type => k.types = Some(types(value).ok_or("type")?),
+            Keyword::Enum => k.enumeration = Some(value.as_array().ok_or("enum")?),
+            Keyword::Const => k.constant = Some(value),
+            Keyword::Minimum => {
+                k.minimum = Some(Bound {
+                    limit: number(value).ok_or("minimum")?,
+                    exclusive: false,
+                });
+            }
+            Keyword::Maximum => {
+                k.maximum = Some(Bound {
+                    limit: number(value).ok_or("maximum")?,
+                    exclusive: false,
+                });
+            }
+            Keyword::ExclusiveMinimum => match value.as_bool() {
+                Some(flag) => flags.min = flag,
+                None => k.exclusive_minimum = Some(number(value).ok_or("exclusiveMinimum")?),
+            },
+            Keyword::ExclusiveMaximum => match value.as_bool() {
+                Some(flag) => flags.max = flag,
+                None => k.exclusive_maximum = Some(number(value).ok_or("exclusiveMaximum")?),
+            },
+            Keyword::MinLength => k.min_length = Some(count(value).ok_or("minLength")?),
+            Keyword::MaxLength => k.max_length = Some(count(value).ok_or("maxLength")?),
+            Keyword::MinItems => k.min_items = Some(count(value).ok_or("minItems")?),
+            Keyword::MaxItems => k.max_items = Some(count(value).ok_or("maxItems")?),
+            Keyword::MinProperties => {
+                k.min_properties = Some(count(value).ok_or("minProperties")?);
+            }
+            Keyword::MaxProperties => {
+                k.max_properties = Some(count(value).ok_or("maxProperties")?);
+            }
+            Keyword::UniqueItems => k.unique_items = value.as_bool().ok_or("uniqueItems")?,
+            Keyword::Required => {
+                let names = value.as_array().ok_or("required")?;
+                if !names.iter().all(|n| n.kind() == Kind::String) {
+                    return Err("required");
+                }
+                k.required = Some(names);
+            }
+            Keyword::Properties => k.properties = Some(value.as_object().ok_or("properties")?),
+            Keyword::AdditionalProperties => {
+                k.additional_properties = Some(schema_value(value).ok_or("additionalProperties")?);
+            }
+            Keyword::Items => {
+                if schema_value(value).is_none() && value.kind() != Kind::Array {
+                    return Err("items");
+                }
+                k.items = Some(value);
+            }
+            Keyword::PrefixItems => k.prefix_items = Some(value.as_array().ok_or("prefixItems")?),
+            Keyword::AllOf => k.all_of = Some(non_empty(value).ok_or("allOf")?),
+            Keyword::AnyOf => k.any_of = Some(non_empty(value).ok_or("anyOf")?),
+            Keyword::OneOf => k.one_of = Some(non_empty(value).ok_or("oneOf")?),
+            Keyword::Not => k.not = Some(schema_value(value).ok_or("not")?),
+            Keyword::Ref => k.reference = Some(value.as_str().ok_or("$ref")?),
+            Keyword::Defs => k.defs[0] = Some(value.as_object().ok_or("$defs")?),
+            Keyword::Definitions => k.defs[1] = Some(value.as_object().ok_or("definitions")?),
         }
         Ok(())
+    }
+
+    /// Applies the draft 4 exclusive flags once every keyword has been set.
+    pub(crate) fn finish(&mut self, flags: ExclusiveFlags) {
+        if let Some(bound) = self.minimum.as_mut() {
+            bound.exclusive = flags.min;
+        }
+        if let Some(bound) = self.maximum.as_mut() {
+            bound.exclusive = flags.max;
+        }
     }
 }
 

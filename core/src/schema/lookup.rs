@@ -79,10 +79,13 @@ impl<'a> MemberCursor<'a> {
 /// Most members a [`PropertyTable`] holds.
 const TABLE_CAPACITY: usize = 10;
 
+/// Words of a [`PropertyTable`] in a plan: two per entry and one for the length.
+pub(crate) const TABLE_WORDS: usize = 2 * TABLE_CAPACITY + 1;
+
 /// Where the members of a small `properties` object are, found once when the keywords of
 /// its schema are read, so that looking a property up scans nothing (an object's members
 /// each validate against a lookup, and the items of an array share one table).
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct PropertyTable {
     /// Key start and end, value start and end, in bytes from the object's opening brace.
     entries: [[u16; 4]; TABLE_CAPACITY],
@@ -132,6 +135,40 @@ impl PropertyTable {
             skip_value(rest, 0)?
         };
         Some((table, start.checked_add(end)?))
+    }
+
+    /// The table as words for a [`Plan`](super::plan::Plan): each entry's four offsets
+    /// packed in two words, then the length.
+    pub(crate) fn to_words(self) -> [u32; TABLE_WORDS] {
+        let mut words = [0u32; TABLE_WORDS];
+        for (pair, entry) in words.chunks_exact_mut(2).zip(&self.entries) {
+            let [ks, ke, vs, ve] = entry.map(u32::from);
+            pair.copy_from_slice(&[ks | ke << 16, vs | ve << 16]);
+        }
+        if let Some(last) = words.last_mut() {
+            *last = u32::from(self.len);
+        }
+        words
+    }
+
+    /// The table [`PropertyTable::to_words`] wrote (`None` for words it cannot have written).
+    pub(crate) fn from_words(words: &[u32; TABLE_WORDS]) -> Option<Self> {
+        let len = u8::try_from(*words.last()?).ok()?;
+        if usize::from(len) > TABLE_CAPACITY {
+            return None;
+        }
+        let mut entries = [[0u16; 4]; TABLE_CAPACITY];
+        for (entry, pair) in entries.iter_mut().zip(words.chunks_exact(2)) {
+            let half = |word: u32, high: bool| (if high { word >> 16 } else { word }) as u16;
+            let (key, value) = (pair.first()?, pair.get(1)?);
+            *entry = [
+                half(*key, false),
+                half(*key, true),
+                half(*value, false),
+                half(*value, true),
+            ];
+        }
+        Some(PropertyTable { entries, len })
     }
 
     /// The member of `object` (the object this table was made from) named `key`, and the

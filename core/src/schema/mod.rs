@@ -54,11 +54,15 @@
 mod decimal;
 mod keywords;
 mod lookup;
+mod plan;
 mod pointer;
 mod types;
 mod validate;
 mod violation;
 
+#[cfg(feature = "schema-plans")]
+pub(crate) use plan::PLAN_WORDS;
+pub(crate) use plan::Plan;
 pub use types::TypeSet;
 pub use violation::{Path, Reason, Segment, Segments, Violation};
 
@@ -110,6 +114,18 @@ pub fn validate_with<'a>(
     options: &Options,
 ) -> Result<(), Violation<'a>> {
     Validator::new(schema, instance, options).node(None, schema, instance, 0)
+}
+
+/// [`validate`] with the keywords `plan` read from `schema` before (see [`Plan`]): the same
+/// outcome, without reading them again.
+pub(crate) fn validate_planned<'a>(
+    schema: Value<'a>,
+    plan: &Plan,
+    instance: Value<'a>,
+) -> Result<(), Violation<'a>> {
+    Validator::new(schema, instance, &Options::DEFAULT)
+        .with_plan(plan)
+        .node(None, schema, instance, 0)
 }
 
 /// Checks a schema on its own: every subschema is an object or a boolean, every recognised

@@ -17,15 +17,29 @@ fn j(text: &str) -> Value<'_> {
     parse(text.as_bytes(), &DEEP).expect(text)
 }
 
-/// `Ok` or the violation's message.
+/// `Ok` or the violation's message; checks that a compiled plan of the schema changes nothing.
 fn run(schema: &str, instance: &str) -> Result<(), String> {
-    validate(j(schema), j(instance)).map_err(|v| v.to_string())
+    checked(schema, instance).map_err(|v| v.to_string())
 }
 
 fn reason_of<'a>(schema: &'a str, instance: &'a str) -> Reason<'a> {
-    validate(j(schema), j(instance))
-        .expect_err(instance)
-        .reason()
+    checked(schema, instance).expect_err(instance).reason()
+}
+
+/// [`validate`], after checking that [`validate_planned`] with the schema's [`Plan`] (when it
+/// has one) reaches the very same outcome.
+fn checked<'a>(schema: &'a str, instance: &'a str) -> Result<(), Violation<'a>> {
+    let unplanned = validate(j(schema), j(instance));
+    if let Some(plan) = Plan::compile(j(schema)) {
+        let planned = validate_planned(j(schema), &plan, j(instance));
+        assert_eq!(
+            format!("{planned:?}"),
+            format!("{unplanned:?}"),
+            "{schema} on {instance}"
+        );
+        assert_eq!(Plan::from_words(*plan.words()), plan, "{schema}");
+    }
+    unplanned
 }
 
 fn accepts(schema: &str, instances: &[&str]) {
@@ -1137,4 +1151,74 @@ fn rescanning_large_schemas_is_paid_for() {
 #[test]
 fn keyword_frames_stay_small() {
     assert!(core::mem::size_of::<super::keywords::Keywords<'static>>() <= 512);
+}
+
+// ---------------------------------------------------------------- plans
+
+const INGEST: &str = r#"{"type":"object","properties":{"query":{"type":"string","minLength":1},"limit":{"type":"integer","minimum":1,"maximum":100},"records":{"type":"array","items":{"type":"object","properties":{"id":{"type":"integer"}}}}},"required":["query"]}"#;
+
+#[test]
+fn a_plan_covers_the_root_and_its_property_schemas() {
+    let schema = j(INGEST);
+    let plan = Plan::compile(schema).expect("a plan");
+    let properties = schema.get("properties").unwrap();
+    let mut k = keywords::Keywords::default();
+    assert!(plan.keywords(schema.raw(), schema.raw(), &mut k));
+    assert!(k.properties.is_some() && k.required.is_some() && k.property_table.is_some());
+    for name in ["query", "limit", "records"] {
+        let sub = properties.get(name).unwrap();
+        assert!(plan.keywords(schema.raw(), sub.raw(), &mut k), "{name}");
+        assert!(k.types.is_some(), "{name}");
+    }
+    assert_eq!(k.items, properties.get("records").unwrap().get("items"));
+    // Deeper objects are read on use; a text of another length is not the plan's.
+    let items = properties.get("records").unwrap().get("items").unwrap();
+    assert!(!plan.keywords(schema.raw(), items.raw(), &mut k));
+    let longer = format!("{INGEST} ");
+    assert!(!plan.keywords(longer.as_bytes(), longer.as_bytes(), &mut k));
+}
+
+#[test]
+fn planned_and_unplanned_validation_agree() {
+    let instances = [
+        r#"{"query":"lab","limit":25}"#,
+        r#"{"query":"","limit":25}"#,
+        r#"{"query":"lab","limit":0}"#,
+        r#"{"query":"lab","limit":2.5}"#,
+        r#"{"limit":5}"#,
+        r#"{"query":"lab","records":[{"id":1},{"id":"x"}]}"#,
+        r#"{"query":"lab","note":"anything"}"#,
+        r#"[]"#,
+    ];
+    for instance in instances {
+        let _ = checked(INGEST, instance);
+    }
+    let exclusive = r#"{"properties":{"n":{"minimum":1,"exclusiveMinimum":true,"maximum":3,"exclusiveMaximum":true}}}"#;
+    for instance in [r#"{"n":1}"#, r#"{"n":2}"#, r#"{"n":3}"#] {
+        let _ = checked(exclusive, instance);
+    }
+}
+
+#[test]
+fn schemas_a_plan_cannot_hold_are_validated_unplanned() {
+    // Not an object, or malformed keywords at the root: no plan.
+    assert!(Plan::compile(j("true")).is_none());
+    assert!(Plan::compile(j(r#"{"minimum":"1"}"#)).is_none());
+    // A malformed property schema is left out and still reported when reached.
+    let schema = r#"{"properties":{"a":{"minLength":-1},"b":{"type":"string"}}}"#;
+    assert!(Plan::compile(j(schema)).is_some());
+    assert!(
+        checked(schema, r#"{"a":"x"}"#)
+            .unwrap_err()
+            .is_schema_error()
+    );
+    assert!(checked(schema, r#"{"b":1}"#).is_err());
+    // More keywords than a plan holds: the rest are read on use.
+    let many: Vec<String> = (0..40)
+        .map(|i| format!(r#""p{i}":{{"type":"integer","minimum":{i}}}"#))
+        .collect();
+    let wide = format!(r#"{{"properties":{{{}}}}}"#, many.join(","));
+    for instance in [r#"{"p3":3,"p39":39}"#, r#"{"p39":38}"#, r#"{"p2":1}"#] {
+        let _ = checked(&wide, instance);
+    }
 }

@@ -9,11 +9,12 @@ use super::Options;
 use super::decimal::Decimal;
 use super::keywords::{Bound, Keywords, schema_value};
 use super::lookup::{Declarations, MemberCursor};
+use super::plan::Plan;
 use super::pointer::{RefError, resolve};
 use super::violation::{Reason, Violation};
 
 /// One validation run: the roots, and what is left of the budget.
-pub(crate) struct Validator<'a> {
+pub(crate) struct Validator<'a, 'p> {
     /// The root schema, which local `$ref`s resolve against.
     schema_root: Value<'a>,
     /// The root of the document paths are reported in (the instance, or the schema when
@@ -21,6 +22,8 @@ pub(crate) struct Validator<'a> {
     report_root: Value<'a>,
     max_depth: u16,
     steps_left: u32,
+    /// The keywords of some schema objects, read before (from `schema_root`'s text).
+    plan: Option<&'p Plan>,
 }
 
 /// The keywords of the schema objects read last while validating the items of an array,
@@ -80,13 +83,22 @@ type Outcome<'a> = Result<(), Violation<'a>>;
 /// many bytes of JSON scanned (views are lazy: looking a key up rescans the text).
 const BYTES_PER_STEP: usize = 64;
 
-impl<'a> Validator<'a> {
+impl<'a, 'p> Validator<'a, 'p> {
     pub(crate) fn new(schema_root: Value<'a>, report_root: Value<'a>, options: &Options) -> Self {
         Validator {
             schema_root,
             report_root,
             max_depth: options.max_depth,
             steps_left: options.max_steps,
+            plan: None,
+        }
+    }
+
+    /// The same validator, taking the keywords `plan` covers from it instead of reading them.
+    pub(crate) fn with_plan(self, plan: &'p Plan) -> Self {
+        Validator {
+            plan: Some(plan),
+            ..self
         }
     }
 
@@ -156,8 +168,13 @@ impl<'a> Validator<'a> {
             return self.apply(recent, &k, inst, depth);
         }
         let mut k = Keywords::default();
-        k.read(object)
-            .map_err(|keyword| self.fail(Reason::BadSchema { keyword }, inst))?;
+        let planned = self
+            .plan
+            .is_some_and(|plan| plan.keywords(self.schema_root.raw(), raw, &mut k));
+        if !planned {
+            k.read(object)
+                .map_err(|keyword| self.fail(Reason::BadSchema { keyword }, inst))?;
+        }
         if let Some(recent) = recent {
             recent.keep(at, &k);
         }

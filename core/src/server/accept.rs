@@ -7,6 +7,7 @@ use super::call::{
     write_trailer,
 };
 use super::definitions::Refused;
+use super::plans::Plans;
 use super::reply::whole_error;
 use super::subscription::{Filter, Subscription};
 use super::verified::Verified;
@@ -14,6 +15,7 @@ use super::{Config, Registry, RequestContext, Round, lists, uri_template};
 use crate::json::{BufferTooSmall, JsonStr, Key, Object, Value, Visitor, Writer};
 use crate::protocol::{self, MetaError, MetaFields, Method, SUPPORTED_VERSIONS};
 use crate::rpc::{self, ErrorCode, Id, Incoming, Rejected, Request};
+use crate::schema::Plan;
 
 /// Admits and routes a parsed message, answering in the writer what the core answers
 /// itself; `return`s the outcome. A macro rather than a function so that `accept` matches the
@@ -85,6 +87,8 @@ pub struct Server<'c, A> {
     /// Which tools' input schemas are known to parse (a memo of the definitions, no
     /// request data).
     pub(super) verified: Verified,
+    /// The tools' input schemas as read for validation (feature `schema-plans`).
+    pub(super) plans: Plans,
 }
 
 impl<'c, A: Registry> Server<'c, A> {
@@ -120,6 +124,7 @@ impl<'c, A: Registry> Server<'c, A> {
             config,
             app,
             verified: Verified::new(),
+            plans: Plans::new(),
         }
     }
 
@@ -308,9 +313,16 @@ impl<'c, A: Registry> Server<'c, A> {
             self.verified.set_input_schema(index, call.tool);
             schema
         };
-        crate::schema::validate(schema, call.arguments().as_value())
-            .err()
-            .map(Ok)
+        let arguments = call.arguments().as_value();
+        let verdict = match self.plans.get(index, call.tool, text) {
+            Some(plan) => crate::schema::validate_planned(schema, &plan, arguments),
+            None => {
+                self.plans
+                    .put(index, call.tool, text, || Plan::compile(schema));
+                crate::schema::validate(schema, arguments)
+            }
+        };
+        verdict.err().map(Ok)
     }
 
     #[inline(never)]

@@ -3,7 +3,7 @@
 
 use super::{Registry, Server};
 use crate::json::Limits;
-use crate::schema::Options as SchemaOptions;
+use crate::schema::{Options as SchemaOptions, Plan};
 
 /// A definition in the registry that is not usable (found by [`Server::check`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -119,6 +119,8 @@ impl<A: Registry> Server<'_, A> {
                     "inputSchema uses a keyword wrongly or an unresolvable $ref",
                 ));
             }
+            self.plans
+                .put(index, tool, schema.raw(), || Plan::compile(schema));
             if crate::protocol::http::check_annotations(schema).is_err() {
                 return Some(bad("inputSchema has an invalid x-mcp-header annotation"));
             }

@@ -48,6 +48,7 @@ mod input_required;
 mod lists;
 mod middleware;
 mod notify;
+mod plans;
 mod registry;
 mod reply;
 mod subscription;

@@ -1,38 +1,61 @@
 //! The token MAC: HMAC-SHA256 under a domain label, over the binding and the token text.
+//!
+//! The bottom of the state module's key handling: [`Secret`](super::Secret) holds a
+//! [`TokenKey`] and decides what is an acceptable secret; this file only knows HMAC.
 
-use super::secret::Secret;
 use hmac::{Hmac, KeyInit, Mac};
 use sha2::Sha256;
 
-pub(crate) type HmacSha256 = Hmac<Sha256>;
+type HmacSha256 = Hmac<Sha256>;
 
-/// Domain label absorbed first by every token MAC (at keying time, see [`Secret::new`]).
-pub(crate) const MAC_LABEL: &[u8] = b"snodo/request-state/v1/mac\0";
+/// Domain label absorbed first by every token MAC (at keying time, see [`TokenKey::new`]).
+const MAC_LABEL: &[u8] = b"snodo/request-state/v1/mac\0";
 
 /// Bytes of a MAC.
 pub(crate) const MAC_LEN: usize = 32;
 
-/// The MAC of a token: HMAC-SHA256(secret, label ‖ binding hash ‖ signed text), where the
-/// signed text is the token up to its last `.`.
-pub(crate) fn token_mac(secret: &Secret, binding: &[u8; 32], signed: &[u8]) -> [u8; MAC_LEN] {
-    let mut mac = secret.mac();
-    mac.update(binding);
-    mac.update(signed);
-    mac.finalize().into_bytes().into()
+/// HMAC-SHA256 keyed once, with the domain label already absorbed: each MAC clones this
+/// state instead of hashing the key pads again.
+#[derive(Clone)]
+pub(crate) struct TokenKey {
+    keyed: HmacSha256,
 }
 
-/// Whether `tag` is the MAC of the token under `secret`, compared in constant time.
-pub(crate) fn verify_token_mac(
-    secret: &Secret,
-    binding: &[u8; 32],
-    signed: &[u8],
-    tag: &[u8],
-) -> bool {
-    let mut mac = secret.mac();
-    mac.update(binding);
-    mac.update(signed);
-    mac.verify_slice(tag).is_ok()
+impl TokenKey {
+    /// Keys HMAC-SHA256 with `bytes` and absorbs the domain label (`None` only if the
+    /// `hmac` crate refused the key length, which it does for none).
+    pub(crate) fn new(bytes: &[u8]) -> Option<TokenKey> {
+        let mut keyed = HmacSha256::new_from_slice(bytes).ok()?;
+        keyed.update(MAC_LABEL);
+        Some(TokenKey { keyed })
+    }
+
+    /// The MAC of a token: HMAC-SHA256(key, label ‖ binding hash ‖ signed text), where the
+    /// signed text is the token up to its last `.`.
+    pub(crate) fn sign(&self, binding: &[u8; 32], signed: &[u8]) -> [u8; MAC_LEN] {
+        self.absorb(binding, signed).finalize().into_bytes().into()
+    }
+
+    /// Whether `tag` is the MAC of the token under this key, compared in constant time.
+    pub(crate) fn verify(&self, binding: &[u8; 32], signed: &[u8], tag: &[u8]) -> bool {
+        self.absorb(binding, signed).verify_slice(tag).is_ok()
+    }
+
+    fn absorb(&self, binding: &[u8; 32], signed: &[u8]) -> HmacSha256 {
+        let mut mac = self.keyed.clone();
+        mac.update(binding);
+        mac.update(signed);
+        mac
+    }
 }
+
+// The keyed state is as good as the key to whoever reads it; the `zeroize` features of
+// `hmac` and `sha2` wipe it (two SHA-256 cores, each wiped by its own `Drop`) when a key or
+// any clone of it is dropped: fail to build if those features go.
+const _: fn() = || {
+    fn wiped_on_drop<T: hmac::digest::zeroize::ZeroizeOnDrop>() {}
+    wiped_on_drop::<sha2::block_api::Sha256VarCore>();
+};
 
 /// One HMAC-SHA256 of `message` under `key`, keyed from scratch, with nothing else around it.
 ///

@@ -4,7 +4,7 @@ use super::base64url::decode;
 use super::binding::Binding;
 use super::error::InvalidState;
 use super::keys::{KeySet, KeysView};
-use super::mac::{MAC_LEN, verify_token_mac};
+use super::mac::MAC_LEN;
 use super::options::StateOptions;
 use super::token::{PAYLOAD_DATA, PAYLOAD_END, PAYLOAD_EXP, PAYLOAD_IAT, TokenParts};
 use crate::json::Value;
@@ -39,13 +39,13 @@ pub fn open<'s>(
     }
     let binding = binding.hash().map_err(|_| InvalidState)?;
     let verified = match options.view() {
-        KeysView::Secret(secret) => verify_token_mac(secret, &binding, parts.signed, &tag),
+        KeysView::Secret(secret) => secret.key().verify(&binding, parts.signed, &tag),
         KeysView::Ring(ring) if parts.key_id.is_empty() => ring
             .entries()
-            .any(|(_, secret)| verify_token_mac(secret, &binding, parts.signed, &tag)),
+            .any(|(_, secret)| secret.key().verify(&binding, parts.signed, &tag)),
         KeysView::Ring(ring) => ring
             .find(parts.key_id)
-            .is_some_and(|secret| verify_token_mac(secret, &binding, parts.signed, &tag)),
+            .is_some_and(|secret| secret.key().verify(&binding, parts.signed, &tag)),
     };
     if !verified {
         return Err(InvalidState);

@@ -4,7 +4,6 @@ use super::base64url::Base64Writer;
 use super::binding::Binding;
 use super::error::SealError;
 use super::keys::{KeySet, KeysView};
-use super::mac::token_mac;
 use super::options::StateOptions;
 use super::token::{
     DATA_LIMITS, MAX_DATA_LEN, PAYLOAD_DATA, PAYLOAD_END, PAYLOAD_EXP, PAYLOAD_IAT, TOKEN_PREFIX,
@@ -76,7 +75,7 @@ pub fn seal(
 
     // .<mac>
     let (signed, tail) = out.split_at_mut(signed_len.min(required));
-    let tag = token_mac(secret, &binding, signed);
+    let tag = secret.key().sign(&binding, signed);
     let Some((dot, mac_text)) = tail.split_first_mut() else {
         return Err(SealError::BufferTooSmall { required });
     };

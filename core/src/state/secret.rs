@@ -1,8 +1,7 @@
 //! One HMAC-SHA256 secret, keyed once at configuration time.
 
 use super::error::ConfigError;
-use super::mac::{HmacSha256, MAC_LABEL};
-use hmac::{KeyInit, Mac};
+use super::mac::TokenKey;
 
 /// A secret for sealing state: at least [`Secret::MIN_LEN`] bytes, ideally from a
 /// cryptographically secure random source and shared by every node that must open the
@@ -14,7 +13,7 @@ use hmac::{KeyInit, Mac};
 /// is dropped (the `zeroize` features of `hmac` and `sha2`).
 #[derive(Clone)]
 pub struct Secret {
-    keyed: HmacSha256,
+    key: TokenKey,
 }
 
 impl Secret {
@@ -26,24 +25,15 @@ impl Secret {
         if bytes.len() < Self::MIN_LEN {
             return Err(ConfigError::SecretTooShort);
         }
-        let mut keyed =
-            HmacSha256::new_from_slice(bytes).map_err(|_| ConfigError::SecretTooShort)?;
-        keyed.update(MAC_LABEL);
-        Ok(Secret { keyed })
+        let key = TokenKey::new(bytes).ok_or(ConfigError::SecretTooShort)?;
+        Ok(Secret { key })
     }
 
-    /// A fresh MAC computation under this key, its domain label already absorbed.
-    pub(crate) fn mac(&self) -> HmacSha256 {
-        self.keyed.clone()
+    /// The keyed MAC this secret signs and verifies tokens with.
+    pub(crate) fn key(&self) -> &TokenKey {
+        &self.key
     }
 }
-
-// The wiping above is the dependencies' doing (the keyed state is two SHA-256 cores, each
-// wiped by its own `Drop`): fail to build if their features go.
-const _: fn() = || {
-    fn wiped_on_drop<T: hmac::digest::zeroize::ZeroizeOnDrop>() {}
-    wiped_on_drop::<sha2::block_api::Sha256VarCore>();
-};
 
 impl core::fmt::Debug for Secret {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {

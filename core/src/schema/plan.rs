@@ -1,0 +1,216 @@
+//! A schema read once: where the recognised keywords of its root object and of the root's
+//! property schemas are, so that validating a value against the same schema text again
+//! skips reading them (most of a small tool call's validation is that reading: the root's
+//! `properties` object is passed over member by member on every call).
+//!
+//! A plan holds offsets into the schema text, never references, so it can be kept between
+//! rounds (a server keeps one per tool, see [`validate_planned`](super::validate_planned));
+//! it is only ever applied to the text it was made from, which the holder guarantees, and
+//! every offset is bounds-checked when used. Keywords are replayed through the same
+//! [`Keywords::set`] reading uses, in the same order, so a planned validation reaches the
+//! same verdict, message and budget as an unplanned one.
+
+use crate::json::{Object, Value};
+
+use super::keywords::{ExclusiveFlags, Keyword, Keywords};
+use super::lookup::{PropertyTable, TABLE_WORDS};
+
+/// Schema objects a plan covers: the root and its first property schemas.
+const OBJECTS: usize = 8;
+
+/// Keywords a plan holds, over all its objects.
+const ENTRIES: usize = 32;
+
+// Where things are in a plan's words: a header (the text's length, the object and keyword
+// counts; whether the root's property table is kept), two words per object (its span; its
+// first keyword and keyword count), one per keyword (its value's span), the keyword ids
+// four to a word, and the root's property table.
+const HEADER: usize = 0;
+const HAS_TABLE: usize = 1;
+const OBJECTS_AT: usize = 2;
+const SPANS_AT: usize = OBJECTS_AT + 2 * OBJECTS;
+const IDS_AT: usize = SPANS_AT + ENTRIES;
+const TABLE_AT: usize = IDS_AT + ENTRIES / 4;
+
+/// Size of a plan in words.
+pub(crate) const PLAN_WORDS: usize = TABLE_AT + TABLE_WORDS;
+
+/// See the module documentation. Kept as plain words ([`PLAN_WORDS`], about 300 bytes), so
+/// that a holder can store it in atomics and hand it back without converting it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Plan {
+    words: [u32; PLAN_WORDS],
+}
+
+impl Plan {
+    /// Reads `schema` (an object of at most 65 535 bytes of text, whose keywords are well
+    /// formed) into a plan; `None` for anything else, which is then validated unplanned.
+    pub(crate) fn compile(schema: Value<'_>) -> Option<Plan> {
+        let text = schema.raw();
+        let mut plan = Plan {
+            words: [0; PLAN_WORDS],
+        };
+        plan.set_counts(u16::try_from(text.len()).ok()?, 0, 0);
+        let mut k = Keywords::default();
+        if !plan.add(text, schema.as_object()?, &mut k) {
+            return None;
+        }
+        if let (Some(table), Some(slot)) = (k.property_table, plan.words.get_mut(TABLE_AT..)) {
+            slot.copy_from_slice(&table.to_words());
+            plan.set(HAS_TABLE, 1);
+        }
+        for (_, sub) in k.properties.into_iter().flatten() {
+            if usize::from(plan.counts().1) == OBJECTS {
+                break;
+            }
+            if let Some(object) = sub.as_object() {
+                // An object that does not fit or is malformed is read on use, as without a plan.
+                plan.add(text, object, &mut Keywords::default());
+            }
+        }
+        Some(plan)
+    }
+
+    /// The plan whose words these are (as [`Plan::words`] gave them).
+    #[cfg_attr(
+        not(feature = "schema-plans"),
+        allow(dead_code, reason = "see `PLAN_WORDS`")
+    )]
+    pub(crate) fn from_words(words: [u32; PLAN_WORDS]) -> Plan {
+        Plan { words }
+    }
+
+    /// The words to keep.
+    #[cfg_attr(
+        not(feature = "schema-plans"),
+        allow(dead_code, reason = "see `PLAN_WORDS`")
+    )]
+    pub(crate) fn words(&self) -> &[u32; PLAN_WORDS] {
+        &self.words
+    }
+
+    fn get(&self, at: usize) -> u32 {
+        self.words.get(at).copied().unwrap_or(0)
+    }
+
+    fn set(&mut self, at: usize, word: u32) {
+        if let Some(slot) = self.words.get_mut(at) {
+            *slot = word;
+        }
+    }
+
+    /// The text's length, the objects and the keywords held.
+    fn counts(&self) -> (u16, u8, u8) {
+        let [len_low, len_high, objects, entries] = self.get(HEADER).to_le_bytes();
+        (u16::from_le_bytes([len_low, len_high]), objects, entries)
+    }
+
+    fn set_counts(&mut self, text_len: u16, objects: u8, entries: u8) {
+        let [low, high] = text_len.to_le_bytes();
+        self.set(HEADER, u32::from_le_bytes([low, high, objects, entries]));
+    }
+
+    /// Reads `object` into `k` and adds it with its keywords; `false` (and the plan as it
+    /// was) when it is malformed or does not fit.
+    fn add<'a>(&mut self, text: &'a [u8], object: Object<'a>, k: &mut Keywords<'a>) -> bool {
+        let (text_len, objects, first) = self.counts();
+        let Some(span) = offsets(text, object.as_value().raw()) else {
+            return false;
+        };
+        if usize::from(objects) >= OBJECTS {
+            return false;
+        }
+        let mut count: u8 = 0;
+        let mut fits = true;
+        let read = k.read_noting(object, &mut |keyword, value| {
+            let index = usize::from(first) + usize::from(count);
+            match offsets(text, value.raw()) {
+                Some(value_span) if index < ENTRIES => {
+                    self.set(SPANS_AT + index, value_span);
+                    let id_word = IDS_AT + index / 4;
+                    let mut ids = self.get(id_word).to_le_bytes();
+                    if let Some(id) = ids.get_mut(index % 4) {
+                        *id = keyword as u8;
+                    }
+                    self.set(id_word, u32::from_le_bytes(ids));
+                    count += 1;
+                }
+                _ => fits = false,
+            }
+        });
+        if read.is_err() || !fits {
+            return false;
+        }
+        let at = OBJECTS_AT + 2 * usize::from(objects);
+        self.set(at, span);
+        self.set(at + 1, pack(u16::from(first), u16::from(count)));
+        self.set_counts(text_len, objects + 1, first + count);
+        true
+    }
+
+    /// Fills `k` with the keywords of the schema object `object` (a slice of `text`, the
+    /// schema this plan was compiled from) when the plan covers it; `false` otherwise, `k`
+    /// then holding nothing useful.
+    pub(crate) fn keywords<'a>(
+        &self,
+        text: &'a [u8],
+        object: &'a [u8],
+        k: &mut Keywords<'a>,
+    ) -> bool {
+        let (text_len, objects, _) = self.counts();
+        if text.len() != usize::from(text_len) {
+            return false;
+        }
+        let Some(span) = offsets(text, object) else {
+            return false;
+        };
+        let Some(index) =
+            (0..usize::from(objects).min(OBJECTS)).find(|i| self.get(OBJECTS_AT + 2 * i) == span)
+        else {
+            return false;
+        };
+        let [first, count] = unpack(self.get(OBJECTS_AT + 2 * index + 1)).map(usize::from);
+        *k = Keywords::default();
+        let mut flags = ExclusiveFlags::default();
+        for entry in first..(first + count).min(ENTRIES) {
+            let [start, len] = unpack(self.get(SPANS_AT + entry)).map(usize::from);
+            let id = self.get(IDS_AT + entry / 4).to_le_bytes();
+            let keyword = id.get(entry % 4).copied().and_then(Keyword::from_id);
+            let (Some(keyword), Some(value)) = (keyword, text.get(start..start + len)) else {
+                return false;
+            };
+            if k.set(keyword, Value::from_validated(value), &mut flags)
+                .is_err()
+            {
+                return false;
+            }
+        }
+        k.finish(flags);
+        if index == 0 && k.properties.is_some() && self.get(HAS_TABLE) != 0 {
+            let table = self.words.get(TABLE_AT..).and_then(|w| w.try_into().ok());
+            k.property_table = table.and_then(PropertyTable::from_words);
+        }
+        true
+    }
+}
+
+/// Where `inner` (a slice of `text`) starts in it and its length, packed in a word, if both
+/// fit 16 bits.
+fn offsets(text: &[u8], inner: &[u8]) -> Option<u32> {
+    let start = (inner.as_ptr() as usize).checked_sub(text.as_ptr() as usize)?;
+    if start.checked_add(inner.len())? > text.len() {
+        return None;
+    }
+    Some(pack(
+        u16::try_from(start).ok()?,
+        u16::try_from(inner.len()).ok()?,
+    ))
+}
+
+fn pack(low: u16, high: u16) -> u32 {
+    u32::from(low) | u32::from(high) << 16
+}
+
+fn unpack(word: u32) -> [u16; 2] {
+    [word as u16, (word >> 16) as u16]
+}

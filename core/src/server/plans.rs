@@ -1,0 +1,235 @@
+//! A memo of tools' compiled input schemas ([`Plan`]s), so that a `tools/call` does not read
+//! its tool's schema keywords again on every round (feature `schema-plans`).
+//!
+//! Like [`Verified`](super::verified), it holds no request data and names a schema by
+//! addresses: of the memo itself (which moves with the server), of the [`Tool`], and of the
+//! schema text and its length. A plan is only handed out for the same four, so it is only
+//! ever applied to the text it was compiled from. Each slot is a sequence lock over atomics:
+//! a writer makes the count odd, writes, makes it even again; a reader that sees the count
+//! change, or odd, takes nothing. A miss costs only the reading a round did before.
+//!
+//! Without the feature (firmware: the memo would cost about 2.8 KiB of the server's RAM),
+//! or on a target without 32-bit and pointer-sized atomics, it remembers nothing.
+
+#[cfg(all(
+    feature = "schema-plans",
+    target_has_atomic = "ptr",
+    target_has_atomic = "32"
+))]
+pub(crate) use kept::Plans;
+
+#[cfg(not(all(
+    feature = "schema-plans",
+    target_has_atomic = "ptr",
+    target_has_atomic = "32"
+)))]
+pub(crate) use nothing::Plans;
+
+#[cfg(all(
+    feature = "schema-plans",
+    target_has_atomic = "ptr",
+    target_has_atomic = "32"
+))]
+mod kept {
+    use super::super::Tool;
+    use crate::schema::{PLAN_WORDS, Plan};
+    use core::sync::atomic::{AtomicU32, AtomicUsize, Ordering, fence};
+
+    /// Slots of the memo: tools whose indexes are equal modulo this share a slot.
+    const SLOTS: usize = 8;
+
+    /// See the module documentation.
+    #[derive(Debug)]
+    pub(crate) struct Plans {
+        slots: [Slot; SLOTS],
+    }
+
+    impl Plans {
+        pub(crate) const fn new() -> Self {
+            Plans {
+                slots: [const { Slot::new() }; SLOTS],
+            }
+        }
+
+        /// The plan kept for `tool`, at `index` in the registry, if it was compiled from
+        /// `text`.
+        pub(crate) fn get(&self, index: usize, tool: &Tool<'_>, text: &[u8]) -> Option<Plan> {
+            self.slots.get(index % SLOTS)?.get(self.key(tool, text))
+        }
+
+        /// Keeps what `compile` makes of `text`, the input schema of `tool` at `index`,
+        /// unless another thread is writing that slot right now.
+        pub(crate) fn put(
+            &self,
+            index: usize,
+            tool: &Tool<'_>,
+            text: &[u8],
+            compile: impl FnOnce() -> Option<Plan>,
+        ) {
+            if let (Some(slot), Some(plan)) = (self.slots.get(index % SLOTS), compile()) {
+                slot.put(self.key(tool, text), &plan);
+            }
+        }
+
+        /// What a plan is kept under: this memo's, the tool's and the text's addresses, and
+        /// the text's length.
+        fn key(&self, tool: &Tool<'_>, text: &[u8]) -> [usize; 4] {
+            [
+                core::ptr::from_ref(self) as usize,
+                core::ptr::from_ref(tool) as usize,
+                text.as_ptr() as usize,
+                text.len(),
+            ]
+        }
+    }
+
+    /// One plan and its key under a sequence count.
+    #[derive(Debug)]
+    struct Slot {
+        /// Even when settled, odd while being written.
+        seq: AtomicU32,
+        key: [AtomicUsize; 4],
+        words: [AtomicU32; PLAN_WORDS],
+    }
+
+    impl Slot {
+        const fn new() -> Self {
+            Slot {
+                seq: AtomicU32::new(0),
+                key: [const { AtomicUsize::new(0) }; 4],
+                words: [const { AtomicU32::new(0) }; PLAN_WORDS],
+            }
+        }
+
+        /// The plan kept under `key`, if the slot holds one and is not being written.
+        fn get(&self, key: [usize; 4]) -> Option<Plan> {
+            let seq = self.seq.load(Ordering::Acquire);
+            if seq % 2 == 1 {
+                return None;
+            }
+            let kept = self.key.each_ref().map(|k| k.load(Ordering::Relaxed));
+            let words = self.words.each_ref().map(|w| w.load(Ordering::Relaxed));
+            fence(Ordering::Acquire);
+            if self.seq.load(Ordering::Relaxed) != seq || kept != key {
+                return None;
+            }
+            Some(Plan::from_words(words))
+        }
+
+        /// Keeps `plan` under `key`, unless another writer holds the slot.
+        fn put(&self, key: [usize; 4], plan: &Plan) {
+            let seq = self.seq.load(Ordering::Relaxed);
+            let next = seq.wrapping_add(1);
+            if seq % 2 == 1
+                || self
+                    .seq
+                    .compare_exchange(seq, next, Ordering::Acquire, Ordering::Relaxed)
+                    .is_err()
+            {
+                return;
+            }
+            fence(Ordering::Release);
+            for (slot, k) in self.key.iter().zip(key) {
+                slot.store(k, Ordering::Relaxed);
+            }
+            for (slot, &w) in self.words.iter().zip(plan.words()) {
+                slot.store(w, Ordering::Relaxed);
+            }
+            self.seq.store(next.wrapping_add(1), Ordering::Release);
+        }
+    }
+}
+
+#[cfg(not(all(
+    feature = "schema-plans",
+    target_has_atomic = "ptr",
+    target_has_atomic = "32"
+)))]
+mod nothing {
+    use super::super::Tool;
+    use crate::schema::Plan;
+
+    /// The memo compiled out: it keeps nothing and costs no memory.
+    #[derive(Debug)]
+    pub(crate) struct Plans;
+
+    impl Plans {
+        pub(crate) const fn new() -> Self {
+            Plans
+        }
+
+        pub(crate) fn get(&self, _: usize, _: &Tool<'_>, _: &[u8]) -> Option<Plan> {
+            None
+        }
+
+        pub(crate) fn put(
+            &self,
+            _: usize,
+            _: &Tool<'_>,
+            _: &[u8],
+            _compile: impl FnOnce() -> Option<Plan>,
+        ) {
+        }
+    }
+}
+
+#[cfg(all(
+    test,
+    feature = "schema-plans",
+    target_has_atomic = "ptr",
+    target_has_atomic = "32"
+))]
+mod tests {
+    extern crate std;
+
+    use super::super::Tool;
+    use super::Plans;
+    use crate::json::{Limits, parse};
+    use crate::schema::Plan;
+
+    const SCHEMA: &str = r#"{"type":"object","properties":{"n":{"type":"integer"}}}"#;
+    const TOOLS: [Tool<'static>; 2] = [
+        Tool::new("a").input_schema(SCHEMA),
+        Tool::new("b").input_schema(SCHEMA),
+    ];
+
+    fn compiled() -> Option<Plan> {
+        Plan::compile(parse(SCHEMA.as_bytes(), &Limits::default()).ok()?)
+    }
+
+    #[test]
+    fn a_plan_is_handed_back_only_for_its_tool_and_text() {
+        let plans = Plans::new();
+        let text = SCHEMA.as_bytes();
+        assert!(plans.get(0, &TOOLS[0], text).is_none());
+        plans.put(0, &TOOLS[0], text, compiled);
+        assert_eq!(plans.get(0, &TOOLS[0], text), compiled());
+        // Another tool in the same slot, or another text, finds nothing.
+        assert!(plans.get(8, &TOOLS[1], text).is_none());
+        assert!(plans.get(0, &TOOLS[0], &text[..text.len() - 1]).is_none());
+        // A later plan for the slot replaces the earlier one.
+        plans.put(8, &TOOLS[1], text, compiled);
+        assert!(plans.get(0, &TOOLS[0], text).is_none());
+        assert!(plans.get(8, &TOOLS[1], text).is_some());
+    }
+
+    #[test]
+    fn the_memo_costs_what_the_feature_says() {
+        // Documented as about 2.8 KiB on a 64-bit host (core/Cargo.toml, CHANGELOG).
+        assert!(
+            core::mem::size_of::<Plans>() <= 2816,
+            "{}",
+            core::mem::size_of::<Plans>()
+        );
+    }
+
+    #[test]
+    fn a_moved_memo_starts_over() {
+        let plans = Plans::new();
+        let text = SCHEMA.as_bytes();
+        plans.put(1, &TOOLS[1], text, compiled);
+        // On the heap, it is certainly somewhere else.
+        let moved = std::boxed::Box::new(plans);
+        assert!(moved.get(1, &TOOLS[1], text).is_none());
+    }
+}
