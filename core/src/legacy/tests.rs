@@ -1,0 +1,1 @@
+//! Literal wire tests of the legacy pieces.
