@@ -1,1 +1,0 @@
-//! Literal wire tests of the legacy pieces.
