@@ -513,3 +513,60 @@ fn input_required_is_left_to_the_bridge() {
     );
     assert_eq!(settle(b"[", &Limits::default(), &mut w), Err(NotAResponse));
 }
+
+// ---------------------------------------------------------------------------------------------
+// Notifications and the HTTP version header
+
+#[test]
+fn server_events_take_their_legacy_shape() {
+    use crate::server::{Event, ListChanged};
+    let served = ServerCapabilities {
+        list_changed: ListChanged {
+            tools: true,
+            ..ListChanged::NONE
+        },
+        ..SERVED
+    };
+    let event = |e: Event<'_>| {
+        let mut wrote = false;
+        let out = written(|w| wrote = write_event(&e, served, w));
+        (wrote, out)
+    };
+    assert_eq!(
+        event(Event::ToolsListChanged),
+        (
+            true,
+            r#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}"#.into()
+        )
+    );
+    assert_eq!(event(Event::PromptsListChanged), (false, "".into()));
+    assert_eq!(event(Event::ResourcesListChanged), (false, "".into()));
+    assert_eq!(
+        event(Event::ResourceUpdated("test://watched-resource")),
+        (
+            true,
+            r#"{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"test://watched-resource"}}"#
+                .into()
+        )
+    );
+}
+
+#[test]
+fn a_legacy_session_accepts_legacy_version_headers_only() {
+    assert_eq!(check_version_header(None), Ok(None));
+    assert_eq!(
+        check_version_header(Some(b"2025-11-25")),
+        Ok(Some(LegacyVersion::V2025_11_25))
+    );
+    assert_eq!(
+        check_version_header(Some(b" 2025-03-26")),
+        Ok(Some(LegacyVersion::V2025_03_26))
+    );
+    for bad in [&b"2026-07-28"[..], b"2024-11-05", b"", b"\xff"] {
+        assert_eq!(
+            check_version_header(Some(bad)),
+            Err(BadVersionHeader),
+            "{bad:?}"
+        );
+    }
+}
