@@ -22,7 +22,7 @@ use snodo_core::legacy::{
 };
 use snodo_core::protocol::{MetaError, admit};
 use snodo_core::rpc::{Incoming, parse};
-use snodo_core::server::{Config, ServerCapabilities};
+use snodo_core::server::{Config, ListChanged, ServerCapabilities};
 
 const LIMITS: Limits = Limits {
     max_size: 64 * 1024,
@@ -33,19 +33,28 @@ const BRIDGE: BridgeLimits = BridgeLimits {
     max_rounds: 4,
     json: LIMITS,
 };
-const SERVED: ServerCapabilities = ServerCapabilities {
-    tools: true,
-    resources: true,
-    prompts: true,
-    completions: true,
-    logging: true,
-    subscribe: true,
-    list_changed: snodo_core::server::ListChanged::NONE,
-};
-
 const SESSION_OPENING: &[u8] = br#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"roots":{},"sampling":{"tools":{}},"elicitation":{"form":{},"url":{}}},"clientInfo":{"name":"fuzz","version":"1"}}}"#;
 const LIFTED: &[u8] = br#"{"jsonrpc":"2.0","id":"c-1","method":"tools/call","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}},"name":"t"}}"#;
 const INPUT_REQUIRED: &[u8] = br#"{"jsonrpc":"2.0","id":"c-1","result":{"resultType":"input_required","inputRequests":{"a":{"method":"elicitation/create","params":{"message":"m","requestedSchema":{"type":"object","properties":{"x":{"type":"string"}}}}},"b":{"method":"roots/list"}},"requestState":"s"}}"#;
+
+/// The capabilities the server serves, one bit each from `bits`: both sides of every
+/// capability gate get fuzzed.
+fn served(bits: u8) -> ServerCapabilities {
+    let bit = |n: u8| bits & (1 << n) != 0;
+    ServerCapabilities {
+        tools: bit(0),
+        resources: bit(1),
+        prompts: bit(2),
+        completions: bit(3),
+        logging: bit(4),
+        subscribe: bit(5),
+        list_changed: if bit(6) {
+            ListChanged::ALL
+        } else {
+            ListChanged::NONE
+        },
+    }
+}
 
 fn session() -> Session {
     let Ok(Incoming::Request(request)) = parse(SESSION_OPENING, &LIMITS) else {
@@ -85,6 +94,7 @@ fn json(bytes: &[u8], judge: bool) -> Option<Value> {
 }
 
 fn as_message(data: &[u8], judge: bool) {
+    let served = served(data.first().copied().unwrap_or(0) ^ data.len() as u8);
     let Ok(message) = parse(data, &LIMITS) else {
         return;
     };
@@ -96,14 +106,14 @@ fn as_message(data: &[u8], judge: bool) {
     {
         let config = Config::new("fuzz", "1");
         if let Some(out) =
-            write_twice(|w| write_initialize_result(w, request.id, &opened, &config, SERVED))
+            write_twice(|w| write_initialize_result(w, request.id, &opened, &config, served))
         {
             json(&out, judge);
         }
     }
     let mut session = session();
     let mut scratch = vec![0u8; 64 * 1024];
-    let step = session.step(&message, SERVED, &mut Writer::new(&mut scratch));
+    let step = session.step(&message, served, &mut Writer::new(&mut scratch));
     if let Step::Modern { request, .. } = step
         && let Some(out) = write_twice(|w| lift_request(&request, &session, w))
     {

@@ -55,11 +55,7 @@ pub fn settle(reply: &[u8], limits: &Limits, w: &mut Writer<'_>) -> Result<Settl
         .get("result")
         .and_then(|r| r.as_object())
         .ok_or(NotAResponse)?;
-    let input_required = result
-        .get("resultType")
-        .and_then(|t| t.as_str())
-        .is_some_and(|t| t.eq_str("input_required"));
-    if input_required {
+    if is_input_required(result) {
         return Ok(Settled::InputRequired);
     }
     let id = id.ok_or(NotAResponse)?;
@@ -69,6 +65,14 @@ pub fn settle(reply: &[u8], limits: &Limits, w: &mut Writer<'_>) -> Result<Settl
     write_legacy_result(w, result);
     w.raw(b"}");
     Ok(Settled::Final)
+}
+
+/// Whether a modern result is `input_required`.
+pub(crate) fn is_input_required(result: Object<'_>) -> bool {
+    result
+        .get("resultType")
+        .and_then(|t| t.as_str())
+        .is_some_and(|t| t.eq_str("input_required"))
 }
 
 /// Writes `result` without its 2026-only members.

@@ -71,23 +71,32 @@ pub(crate) fn write_missing_capabilities(
     id: Option<Id<'_>>,
     missing: ClientCapabilities,
 ) {
-    w.raw(b"{\"jsonrpc\":\"2.0\",\"id\":");
-    match id {
-        Some(id) => id.write(w),
-        None => {
-            w.null();
+    // Every name, separators and the frame fit: the message is at most about 130 bytes.
+    let mut text = [0u8; 192];
+    let mut m = Writer::new(&mut text);
+    m.raw(b"Client does not support ");
+    for (n, name) in missing.names().enumerate() {
+        if n > 0 {
+            m.raw(b", ");
         }
+        m.raw(name.as_bytes());
     }
-    w.raw(b",\"error\":{\"code\":");
-    w.i64(i64::from(ErrorCode::INTERNAL_ERROR.0));
-    w.raw(b",\"message\":");
-    w.str_fmt(format_args!(
-        "Client does not support {} (required by this request)",
-        Names(missing)
-    ));
-    w.raw(b",\"data\":{\"requiredCapabilities\":");
-    missing.write(w);
-    w.raw(b"}}}");
+    m.raw(b" (required by this request)");
+    let message = m
+        .written()
+        .and_then(|t| core::str::from_utf8(t).ok())
+        .unwrap_or("Client does not support input this request needs");
+    write_error(
+        w,
+        id,
+        ErrorCode::INTERNAL_ERROR,
+        message,
+        Some(&|w: &mut Writer<'_>| {
+            w.raw(b"{\"requiredCapabilities\":");
+            missing.write(w);
+            w.raw(b"}");
+        }),
+    );
 }
 
 /// Writes the -32603 error that ends the client's request `id` because the client answered
@@ -99,20 +108,24 @@ pub fn write_refused(
     code: i64,
     message: JsonStr<'_>,
 ) {
-    w.raw(b"{\"jsonrpc\":\"2.0\",\"id\":");
-    id.write(w);
-    w.raw(b",\"error\":{\"code\":");
-    w.i64(i64::from(ErrorCode::INTERNAL_ERROR.0));
-    w.raw(b",\"message\":");
-    w.str_fmt(format_args!(
-        "The client answered {} with an error",
-        kind.method()
-    ));
-    w.raw(b",\"data\":{\"code\":");
-    w.i64(code);
-    w.raw(b",\"message\":");
-    w.json_str(message);
-    w.raw(b"}}}");
+    let text = match kind {
+        InputKind::Form | InputKind::Url => "The client answered elicitation/create with an error",
+        InputKind::Sampling => "The client answered sampling/createMessage with an error",
+        InputKind::Roots => "The client answered roots/list with an error",
+    };
+    write_error(
+        w,
+        Some(id),
+        ErrorCode::INTERNAL_ERROR,
+        text,
+        Some(&|w: &mut Writer<'_>| {
+            w.raw(b"{\"code\":");
+            w.i64(code);
+            w.raw(b",\"message\":");
+            w.json_str(message);
+            w.raw(b"}");
+        }),
+    );
 }
 
 /// Writes `notifications/cancelled` for the bridged request `id`: sent when the bridge stops
@@ -125,31 +138,4 @@ pub fn write_cancelled(w: &mut Writer<'_>, id: BridgeId, reason: &str) {
     w.raw(b",\"reason\":");
     w.str(reason);
     w.raw(b"}}");
-}
-
-/// The names of the capabilities in a set, comma-separated.
-struct Names(ClientCapabilities);
-
-impl core::fmt::Display for Names {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        const NAMES: [(ClientCapabilities, &str); 6] = [
-            (ClientCapabilities::ELICITATION_FORM, "elicitation.form"),
-            (ClientCapabilities::ELICITATION_URL, "elicitation.url"),
-            (ClientCapabilities::SAMPLING, "sampling"),
-            (ClientCapabilities::SAMPLING_TOOLS, "sampling.tools"),
-            (ClientCapabilities::SAMPLING_CONTEXT, "sampling.context"),
-            (ClientCapabilities::ROOTS, "roots"),
-        ];
-        let mut first = true;
-        for (cap, name) in NAMES {
-            if self.0.contains(cap) {
-                if !first {
-                    f.write_str(", ")?;
-                }
-                first = false;
-                f.write_str(name)?;
-            }
-        }
-        Ok(())
-    }
 }

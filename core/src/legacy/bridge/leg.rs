@@ -6,6 +6,7 @@ use super::id::BridgeId;
 use crate::client::{Ask, InputKind, InputRequest, read_input_request};
 use crate::json::{JsonStr, Limits, Object, Value, Writer, parse};
 use crate::legacy::lift::copy_members;
+use crate::legacy::lower::is_input_required;
 use crate::legacy::response::{ClientResponse, Outcome};
 use crate::legacy::{LegacyVersion, Session};
 use crate::rpc::{Incoming, Request};
@@ -382,11 +383,11 @@ fn input_required<'r>(reply: &'r [u8], limits: &Limits) -> Result<Object<'r>, Br
         .get("result")
         .and_then(|r: Value<'r>| r.as_object())
         .ok_or(not_input)?;
-    let kind = result.get("resultType").and_then(|t| t.as_str());
-    if !kind.is_some_and(|k| k.eq_str("input_required")) {
-        return Err(not_input);
+    if is_input_required(result) {
+        Ok(result)
+    } else {
+        Err(not_input)
     }
-    Ok(result)
 }
 
 /// The input requests of an `input_required` result, each read and checked.
