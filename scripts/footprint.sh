@@ -8,6 +8,7 @@
 #
 # Needs: cargo, binutils (size, nm), python3.
 set -euo pipefail
+shopt -s inherit_errexit # a failed build inside $(build …) stops the script
 cd "$(dirname "$0")/.."
 
 levels=("${@:-3}")
