@@ -13,7 +13,10 @@ use crate::server::{
 use crate::state::{Keys, OPEN_SCRATCH_LEN, StateOptions};
 use std::string::String;
 
-const TOOLS: &[Tool<'static>] = &[Tool::new("preference").input_schema(r#"{"type":"object"}"#)];
+const TOOLS: &[Tool<'static>] = &[
+    Tool::new("preference").input_schema(r#"{"type":"object"}"#),
+    Tool::new("noisy").input_schema(r#"{"type":"object"}"#),
+];
 
 const COLOR_FORM: &str =
     r#"{"type":"object","properties":{"color":{"type":"string"}},"required":["color"]}"#;
@@ -29,7 +32,19 @@ impl Registry for Preferences {
 }
 
 impl Handler for Preferences {
-    fn call_tool(&self, call: &ToolCall<'_>, reply: ToolReply<'_>) -> Result<Done, Error> {
+    fn call_tool(&self, call: &ToolCall<'_>, mut reply: ToolReply<'_>) -> Result<Done, Error> {
+        if call.name() == "noisy" {
+            let full = |_| Error::internal("no room");
+            reply.progress(1.0, Some(2.0), None).map_err(full)?;
+            reply
+                .log(
+                    crate::protocol::LogLevel::Info,
+                    None,
+                    format_args!("working"),
+                )
+                .map_err(full)?;
+            return Ok(reply.text("done"));
+        }
         let ask =
             Elicitation::form("Choose a color", COLOR_FORM).map_err(|_| Error::internal("form"))?;
         let mut scratch = [0u8; OPEN_SCRATCH_LEN];
@@ -66,14 +81,27 @@ impl Host {
     }
 
     fn run(&self, modern: &[u8]) -> std::vec::Vec<u8> {
+        self.run_noting(modern, &mut Notes::default())
+    }
+
+    fn run_noting(&self, modern: &[u8], notes: &mut Notes) -> std::vec::Vec<u8> {
         let mut out = std::vec![0u8; 8192];
-        match self
-            .server
-            .handle(modern, Round::anonymous(1_700_000_000), &mut out, None)
-        {
+        let round = Round::anonymous(1_700_000_000);
+        match self.server.handle(modern, round, &mut out, Some(notes)) {
             Ok(Handled::Reply(n)) => out[..n].to_vec(),
             other => panic!("{other:?}"),
         }
+    }
+}
+
+/// The notifications a round sent, as text.
+#[derive(Default)]
+struct Notes(std::vec::Vec<String>);
+
+impl crate::server::Notifier for Notes {
+    fn notify(&mut self, message: &[u8]) {
+        self.0
+            .push(String::from_utf8(message.to_vec()).expect("ASCII"));
     }
 }
 
@@ -205,4 +233,57 @@ fn a_forged_state_in_a_legacy_request_never_reaches_the_handler() {
     let reply = host.run(&lifted(&session, forged));
     // The retry fields were dropped: the handler asks, as on a first call.
     assert_eq!(settle_text(&reply).0, Settled::InputRequired);
+}
+
+#[test]
+fn a_list_settles_without_the_cache_hints() {
+    let host = Host::new();
+    let session = open_session("{}");
+    let list = lifted(
+        &session,
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{}}"#,
+    );
+    assert_eq!(
+        settle_text(&host.run(&list)),
+        (
+            Settled::Final,
+            r#"{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"preference","inputSchema":{"type":"object"}},{"name":"noisy","inputSchema":{"type":"object"}}]}}"#.into()
+        )
+    );
+}
+
+#[test]
+fn progress_and_the_session_log_level_reach_the_handler() {
+    let host = Host::new();
+    let mut session = open_session("{}");
+    let call = r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"noisy","arguments":{},"_meta":{"progressToken":7}}}"#;
+    // No level set: progress only.
+    let mut notes = Notes::default();
+    host.run_noting(&lifted(&session, call), &mut notes);
+    assert_eq!(
+        notes.0,
+        [
+            r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":7,"progress":1.0,"total":2.0}}"#
+        ]
+    );
+    let served = ServerCapabilities {
+        logging: true,
+        ..ServerCapabilities::default()
+    };
+    let set = message(
+        r#"{"jsonrpc":"2.0","id":5,"method":"logging/setLevel","params":{"level":"debug"}}"#,
+    );
+    let mut buf = [0u8; 64];
+    session.step(&set, served, &mut Writer::new(&mut buf));
+    let mut notes = Notes::default();
+    let reply = host.run_noting(&lifted(&session, call), &mut notes);
+    assert_eq!(notes.0.len(), 2);
+    assert_eq!(
+        notes.0[1],
+        r#"{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"working"}}"#
+    );
+    assert_eq!(
+        settle_text(&reply).1,
+        r#"{"jsonrpc":"2.0","id":4,"result":{"content":[{"type":"text","text":"done"}]}}"#
+    );
 }
