@@ -16,7 +16,11 @@ use std::string::String;
 const TOOLS: &[Tool<'static>] = &[
     Tool::new("preference").input_schema(r#"{"type":"object"}"#),
     Tool::new("noisy").input_schema(r#"{"type":"object"}"#),
+    Tool::new("two_steps").input_schema(r#"{"type":"object"}"#),
 ];
+
+const SIZE_FORM: &str =
+    r#"{"type":"object","properties":{"size":{"type":"integer"}},"required":["size"]}"#;
 
 const COLOR_FORM: &str =
     r#"{"type":"object","properties":{"color":{"type":"string"}},"required":["color"]}"#;
@@ -45,6 +49,9 @@ impl Handler for Preferences {
                 .map_err(full)?;
             return Ok(reply.text("done"));
         }
+        if call.name() == "two_steps" {
+            return two_steps(call, reply);
+        }
         let ask =
             Elicitation::form("Choose a color", COLOR_FORM).map_err(|_| Error::internal("form"))?;
         let mut scratch = [0u8; OPEN_SCRATCH_LEN];
@@ -62,6 +69,41 @@ impl Handler for Preferences {
                 .request("color", ask)
                 .seal(br#"{"step":1}"#),
         }
+    }
+}
+
+/// Two legs: a color, then a size; the color travels in sealed state to the second leg,
+/// whose retry carries only the size.
+fn two_steps(call: &ToolCall<'_>, reply: ToolReply<'_>) -> Result<Done, Error> {
+    let form = |m, s| Elicitation::form(m, s).map_err(|_| Error::internal("form"));
+    let (color_ask, size_ask) = (form("Color?", COLOR_FORM)?, form("Size?", SIZE_FORM)?);
+    let mut scratch = [0u8; OPEN_SCRATCH_LEN];
+    let state = call.open_state(&mut scratch)?;
+    let mut buf = [0u8; 32];
+    let kept = state.and_then(|s| s.get("color")).and_then(|c| c.as_str());
+    if let (Some(color), Response::Answered(size)) = (kept, call.response("size", &size_ask)?) {
+        let color = color.decode_into(&mut buf).unwrap_or("?");
+        let size = size.get("size").and_then(|v| v.as_i64()).unwrap_or(0);
+        return Ok(reply.text_fmt(format_args!("{color} in size {size}")));
+    }
+    match call.response("color", &color_ask)? {
+        Response::Answered(a) if a.accepted() => {
+            let color = a.str("color")?.decode_into(&mut buf).unwrap_or("?");
+            let mut data = [0u8; 64];
+            let mut w = Writer::new(&mut data);
+            w.object(|o| {
+                o.str("color", color);
+            });
+            let n = w.finish().map_err(|_| Error::internal("state"))?;
+            reply
+                .input_required()
+                .request("size", size_ask)
+                .seal(&data[..n])
+        }
+        _ => reply
+            .input_required()
+            .request("color", color_ask)
+            .seal(b"{}"),
     }
 }
 
@@ -247,7 +289,7 @@ fn a_list_settles_without_the_cache_hints() {
         settle_text(&host.run(&list)),
         (
             Settled::Final,
-            r#"{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"preference","inputSchema":{"type":"object"}},{"name":"noisy","inputSchema":{"type":"object"}}]}}"#.into()
+            r#"{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"preference","inputSchema":{"type":"object"}},{"name":"noisy","inputSchema":{"type":"object"}},{"name":"two_steps","inputSchema":{"type":"object"}}]}}"#.into()
         )
     );
 }
@@ -285,5 +327,52 @@ fn progress_and_the_session_log_level_reach_the_handler() {
     assert_eq!(
         settle_text(&reply).1,
         r#"{"jsonrpc":"2.0","id":4,"result":{"content":[{"type":"text","text":"done"}]}}"#
+    );
+}
+
+#[test]
+fn a_flow_of_two_legs_keeps_its_state_between_them() {
+    let host = Host::new();
+    let mut session = open_session(r#"{"elicitation":{}}"#);
+    let limits = BridgeLimits::HOST;
+    let mut request = lifted(
+        &session,
+        r#"{"jsonrpc":"2.0","id":"two","method":"tools/call","params":{"name":"two_steps","arguments":{}}}"#,
+    );
+    let answers = [
+        r#"{"jsonrpc":"2.0","id":"snodo-bridge-1","result":{"action":"accept","content":{"color":"teal"}}}"#,
+        r#"{"jsonrpc":"2.0","id":"snodo-bridge-2","result":{"action":"accept","content":{"size":3}}}"#,
+    ];
+    let mut asked = std::vec::Vec::new();
+    for (round, answer) in (1..).zip(answers) {
+        let reply = host.run(&request);
+        assert_eq!(settle_text(&reply).0, Settled::InputRequired, "leg {round}");
+        let mut leg: Leg = Leg::open(&reply, &mut session, &limits, round).unwrap();
+        asked.push(written(|w| {
+            leg.write_request(0, &reply, &limits, w).unwrap()
+        }));
+        let mut store = [0u8; 128];
+        let answer = parse_response(answer.as_bytes(), &Limits::default()).unwrap();
+        assert!(matches!(
+            leg.accept(&answer, &mut store),
+            Ok(Accepted::Complete)
+        ));
+        request = written(|w| {
+            leg.write_retry(&request, &reply, &store, &limits, w)
+                .unwrap()
+        })
+        .into_bytes();
+    }
+    assert!(asked[0].contains(r#""id":"snodo-bridge-1","method":"elicitation/create","params":{"mode":"form","message":"Color?""#));
+    assert!(asked[1].contains(r#""id":"snodo-bridge-2","method":"elicitation/create","params":{"mode":"form","message":"Size?""#));
+    // The second retry carries the size only; the color came back from the sealed state.
+    let retry = String::from_utf8(request.clone()).unwrap();
+    assert!(
+        retry.contains(r#""inputResponses":{"size":{"action":"accept","content":{"size":3}}}"#)
+    );
+    assert!(!retry.contains("teal"));
+    assert_eq!(
+        settle_text(&host.run(&request)).1,
+        r#"{"jsonrpc":"2.0","id":"two","result":{"content":[{"type":"text","text":"teal in size 3"}]}}"#
     );
 }
