@@ -33,7 +33,11 @@ impl Registry for Ping {
 }
 
 impl AsyncHandler for Ping {
-    async fn call_tool(&self, _: &ToolCall<'_>, reply: ToolReply<'_>) -> Result<Done, Error> {
+    async fn call_tool<'o>(
+        &self,
+        _: &ToolCall<'_>,
+        reply: ToolReply<'o>,
+    ) -> Result<Done<'o>, Error> {
         Ok(reply.text("pong"))
     }
 }
@@ -89,7 +93,8 @@ fn bench_auth(c: &mut Criterion) {
     })
     .expect("JWKS");
 
-    let server = Arc::new(Server::new(Config::new("bench", "1.0.0"), Ping));
+    let server =
+        Arc::new(Server::new(Config::new("bench", "1.0.0"), Ping).expect("valid definitions"));
     let plain = McpService::new(Arc::clone(&server), HttpConfig::new());
     let guard = |verifier: JwksVerifier| {
         let resource = ResourceServer::new(RESOURCE)

@@ -52,19 +52,23 @@ impl Registry for Preferences {
 }
 
 impl Handler for Preferences {
-    fn call_tool(&self, call: &ToolCall<'_>, reply: ToolReply<'_>) -> Result<Done, Error> {
+    fn call_tool<'o>(&self, call: &ToolCall<'_>, reply: ToolReply<'o>) -> Result<Done<'o>, Error> {
         mrtr_app::call_tool(call, reply).unwrap_or(Err(Error::internal("unknown tool")))
     }
 
-    fn read_resource(
+    fn read_resource<'o>(
         &self,
         call: &ResourceRead<'_>,
-        reply: ResourceReply<'_>,
-    ) -> Result<Done, Error> {
+        reply: ResourceReply<'o>,
+    ) -> Result<Done<'o>, Error> {
         mrtr_app::read_resource(call, reply)
     }
 
-    fn get_prompt(&self, call: &PromptGet<'_>, reply: PromptReply<'_>) -> Result<Done, Error> {
+    fn get_prompt<'o>(
+        &self,
+        call: &PromptGet<'_>,
+        reply: PromptReply<'o>,
+    ) -> Result<Done<'o>, Error> {
         mrtr_app::get_prompt(call, reply)
     }
 }
@@ -104,8 +108,8 @@ fn state_asking(reply: &Value, key: &str) -> String {
 
 fn bench_mrtr(c: &mut Criterion) {
     let options = StateOptions::new(Keys::secret(&SECRET).expect("a 32-byte secret"));
-    let server = Server::new(Config::new("bench", "1").with_state(&options), Preferences);
-    server.check().expect("valid definitions");
+    let server = Server::new(Config::new("bench", "1").with_state(&options), Preferences)
+        .expect("valid definitions");
     let round = Round::anonymous(NOW);
 
     // The three legs, checked once before they are timed.

@@ -40,7 +40,7 @@ impl Registry for Trivial {
 }
 
 impl Handler for Trivial {
-    fn call_tool(&self, _call: &ToolCall<'_>, reply: ToolReply<'_>) -> Result<Done, Error> {
+    fn call_tool<'o>(&self, _call: &ToolCall<'_>, reply: ToolReply<'o>) -> Result<Done<'o>, Error> {
         Ok(reply.text("ok"))
     }
 }
@@ -88,8 +88,7 @@ fn large() -> Vec<u8> {
 }
 
 fn bench_round(c: &mut Criterion) {
-    let server = Server::new(Config::new("bench", "1"), Trivial);
-    server.check().expect("valid definitions");
+    let server = Server::new(Config::new("bench", "1"), Trivial).expect("valid definitions");
     let round = Round::anonymous(1_800_000_000);
     for (name, input) in [("tools_call_300B", small()), ("tools_call_4KiB", large())] {
         let mut out = vec![0u8; 8192];

@@ -55,7 +55,7 @@ impl Registry for EchoBytes {
 }
 
 impl Handler for EchoBytes {
-    fn call_tool(&self, call: &ToolCall<'_>, reply: ToolReply<'_>) -> Result<Done, Error> {
+    fn call_tool<'o>(&self, call: &ToolCall<'_>, reply: ToolReply<'o>) -> Result<Done<'o>, Error> {
         let text = call
             .argument("text")
             .and_then(|v| v.as_str())
@@ -88,7 +88,6 @@ fn typed_server() -> Server<'static, TypedApp> {
     .prompt(flows::preference_prompt())
     .build()
     .expect("valid definitions")
-    .into_server()
 }
 
 /// Runs a future that never waits (both applications' handlers finish when first polled).
@@ -176,8 +175,8 @@ fn legs<A: AsyncHandler>(server: &Server<'_, A>) -> [Vec<u8>; 3] {
 fn bench_typed(c: &mut Criterion) {
     let options = StateOptions::new(Keys::secret(&SECRET).expect("a 32-byte secret"));
     let config = || Config::new("bench", "1").with_state(&options);
-    let echo_bytes = Server::new(config(), EchoBytes);
-    let bytes = Server::new(config(), app::Flows);
+    let echo_bytes = Server::new(config(), EchoBytes).expect("valid definitions");
+    let bytes = Server::new(config(), app::Flows).expect("valid definitions");
     let typed = typed_server();
 
     let echo = tools_call(9, "echo", r#"{"text":"hello, typed world"}"#, "");

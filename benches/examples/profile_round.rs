@@ -44,7 +44,7 @@ impl Registry for Trivial {
 }
 
 impl Handler for Trivial {
-    fn call_tool(&self, _call: &ToolCall<'_>, reply: ToolReply<'_>) -> Result<Done, Error> {
+    fn call_tool<'o>(&self, _call: &ToolCall<'_>, reply: ToolReply<'o>) -> Result<Done<'o>, Error> {
         Ok(reply.text("ok"))
     }
 }
@@ -94,7 +94,7 @@ fn main() {
     let size: usize = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(300);
     let n: usize = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(1);
     let input = if size == 300 { small() } else { large() };
-    let server = Server::new(Config::new("bench", "1"), Trivial);
+    let server = Server::new(Config::new("bench", "1"), Trivial).expect("valid definitions");
     let round = Round::anonymous(1_800_000_000);
     let mut out = vec![0u8; 8192];
 

@@ -22,11 +22,12 @@
 //!    the application's handler — synchronously in firmware, as a future on a host. The
 //!    handler reads its arguments and any answers from the client ([`mrtr`]), opens and
 //!    seals request state ([`state`]), and writes its result straight into the output buffer,
-//!    returning [`server::Done`] or an [`server::Error`].
-//! 3. `call.finish(out, outcome)` admits the outcome — an `input_required` result only for
+//!    returning [`server::Done`] (which holds that buffer) or an [`server::Error`].
+//! 3. `call.finish(outcome)` admits the outcome — an `input_required` result only for
 //!    tools, resources and prompts, only with input requests this request's client declared
 //!    capabilities for, a final result that matches the tool's output schema — and closes
-//!    the response with `resultType` and the server's identity.
+//!    the response with `resultType` and the server's identity, in the buffer the `Done`
+//!    carries; `.len(out)` gives its length (writing the response to a handler's error).
 //!
 //! [`server::Server::handle`] runs all three for a synchronous [`server::Handler`].
 //!

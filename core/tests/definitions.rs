@@ -1,4 +1,4 @@
-//! `Server::check` on the JSON members every kind of definition may carry: a malformed one is
+//! `Server::new` checks the JSON members every kind of definition may carry: a malformed one is
 //! refused at start-up, naming the definition and the member, rather than sent on the wire.
 
 use snodo_core::server::{
@@ -29,10 +29,17 @@ impl Registry for Catalogue {
 }
 
 fn check(catalogue: Catalogue) -> Result<(), (String, &'static str)> {
-    let server = Server::new(Config::new("defs", "1"), catalogue);
-    server
-        .check()
-        .map_err(|DefinitionError { name, problem }| (name.to_owned(), problem))
+    match Server::new(Config::new("defs", "1"), catalogue) {
+        Ok(server) => {
+            assert_eq!(server.check(), Ok(()), "a made server checks again");
+            Ok(())
+        }
+        Err(refused) => {
+            let DefinitionError { name, problem } = refused.error();
+            assert_eq!(refused.to_string(), format!("{name}: {problem}"));
+            Err((name.to_owned(), problem))
+        }
+    }
 }
 
 const ICONS: &str = r#"[{"src":"https://example.com/a.png","mimeType":"image/png"}]"#;

@@ -188,7 +188,11 @@ impl<B: Board> Instrument<B> {
         Ok(reading)
     }
 
-    fn read_sensor(&self, call: &ToolCall<'_>, mut reply: ToolReply<'_>) -> Result<Done, Error> {
+    fn read_sensor<'o>(
+        &self,
+        call: &ToolCall<'_>,
+        mut reply: ToolReply<'o>,
+    ) -> Result<Done<'o>, Error> {
         let channel = small_int(call.argument("channel"), SENSOR_CHANNELS - 1).ok_or(
             Error::invalid_params("channel must be an integer from 0 to 3"),
         )?;
@@ -224,7 +228,7 @@ impl<B: Board> Instrument<B> {
         }))
     }
 
-    fn set_relay(&self, call: &ToolCall<'_>, reply: ToolReply<'_>) -> Result<Done, Error> {
+    fn set_relay<'o>(&self, call: &ToolCall<'_>, reply: ToolReply<'o>) -> Result<Done<'o>, Error> {
         // Typed arguments, decoded without a heap (the input schema already bounds them).
         let RelayArgs { channel, on } = call.arguments_as()?;
         if channel >= RELAY_CHANNELS {
@@ -281,13 +285,13 @@ impl<B: Board> Instrument<B> {
         }))
     }
 
-    fn calibrate(&self, call: &ToolCall<'_>, reply: ToolReply<'_>) -> Result<Done, Error> {
+    fn calibrate<'o>(&self, call: &ToolCall<'_>, reply: ToolReply<'o>) -> Result<Done<'o>, Error> {
         let channel = small_int(call.argument("channel"), 2)
             .ok_or(Error::invalid_params("channel must be 0, 1 or 2"))?;
         let state = sealed(call, Calibration::read)?;
         let mut message = [0u8; MESSAGE_LEN];
         let mut data = [0u8; STATE_DATA_LEN];
-        let not_stored = |reply: ToolReply<'_>, answer: &ElicitAnswer<'_>| {
+        let not_stored = |reply: ToolReply<'o>, answer: &ElicitAnswer<'_>| -> Done<'o> {
             reply.structured(|w| {
                 w.object(|o| {
                     o.u64("channel", channel.into());
@@ -383,7 +387,7 @@ impl<B: Board> Instrument<B> {
         }))
     }
 
-    fn device_info(&self, reply: ResourceReply<'_>) -> Result<Done, Error> {
+    fn device_info<'o>(&self, reply: ResourceReply<'o>) -> Result<Done<'o>, Error> {
         let mut buf = [0u8; INFO_LEN];
         let mut w = Writer::new(&mut buf);
         w.object(|o| {
@@ -550,7 +554,7 @@ impl<B: Board> Registry for Instrument<B> {
 }
 
 impl<B: Board> Handler for Instrument<B> {
-    fn call_tool(&self, call: &ToolCall<'_>, reply: ToolReply<'_>) -> Result<Done, Error> {
+    fn call_tool<'o>(&self, call: &ToolCall<'_>, reply: ToolReply<'o>) -> Result<Done<'o>, Error> {
         match call.name() {
             "read_sensor" => self.read_sensor(call, reply),
             "set_relay" => self.set_relay(call, reply),
@@ -559,18 +563,22 @@ impl<B: Board> Handler for Instrument<B> {
         }
     }
 
-    fn read_resource(
+    fn read_resource<'o>(
         &self,
         call: &ResourceRead<'_>,
-        reply: ResourceReply<'_>,
-    ) -> Result<Done, Error> {
+        reply: ResourceReply<'o>,
+    ) -> Result<Done<'o>, Error> {
         match call.uri() {
             INFO_URI => self.device_info(reply),
             _ => Ok(reply.not_found()),
         }
     }
 
-    fn get_prompt(&self, call: &PromptGet<'_>, reply: PromptReply<'_>) -> Result<Done, Error> {
+    fn get_prompt<'o>(
+        &self,
+        call: &PromptGet<'_>,
+        reply: PromptReply<'o>,
+    ) -> Result<Done<'o>, Error> {
         let focus = call.argument("focus").and_then(|f| f.as_plain());
         Ok(reply.messages(Some("Check the bench instrument"), |m| {
             m.user(

@@ -59,10 +59,9 @@ where
     let Ok(app) = Instrument::new(board) else {
         return Stopped::Definition;
     };
-    let server = Server::new(app::CONFIG.with_state(state), app);
-    if server.check().is_err() {
+    let Ok(server) = Server::new(app::CONFIG.with_state(state), app) else {
         return Stopped::Definition;
-    }
+    };
     let mut serial = DeviceSerial::new(options.framing);
     if options.announce {
         if let Err(e) = serial.announce_boot(link) {

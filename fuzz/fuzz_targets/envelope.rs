@@ -121,7 +121,7 @@ impl Registry for Fixture {
 }
 
 impl Handler for Fixture {
-    fn call_tool(&self, call: &ToolCall<'_>, mut reply: ToolReply<'_>) -> Result<Done, Error> {
+    fn call_tool<'o>(&self, call: &ToolCall<'_>, mut reply: ToolReply<'o>) -> Result<Done<'o>, Error> {
         let mut buf = [0u8; 256];
         match call.name() {
             "echo" => {
@@ -207,11 +207,11 @@ impl Handler for Fixture {
         }
     }
 
-    fn read_resource(
+    fn read_resource<'o>(
         &self,
         call: &ResourceRead<'_>,
-        reply: ResourceReply<'_>,
-    ) -> Result<Done, Error> {
+        reply: ResourceReply<'o>,
+    ) -> Result<Done<'o>, Error> {
         match call.target() {
             ResourceTarget::Fixed(r) if r.name == "blob" => {
                 Ok(reply.blob(Some("application/octet-stream"), "AAECAw=="))
@@ -227,7 +227,7 @@ impl Handler for Fixture {
         }
     }
 
-    fn get_prompt(&self, call: &PromptGet<'_>, reply: PromptReply<'_>) -> Result<Done, Error> {
+    fn get_prompt<'o>(&self, call: &PromptGet<'_>, reply: PromptReply<'o>) -> Result<Done<'o>, Error> {
         let mut buf = [0u8; 128];
         if call.name() == "plain" {
             return Ok(reply.messages(None, |m| {
@@ -246,7 +246,7 @@ impl Handler for Fixture {
         }))
     }
 
-    fn complete(&self, call: &Completion<'_>, reply: CompletionReply<'_>) -> Result<Done, Error> {
+    fn complete<'o>(&self, call: &Completion<'_>, reply: CompletionReply<'o>) -> Result<Done<'o>, Error> {
         let mut buf = [0u8; 64];
         let typed = call.argument_value().decode_into(&mut buf).unwrap_or("");
         let mut matches = [""; 4];
@@ -267,9 +267,7 @@ static STATE: LazyLock<StateOptions> = LazyLock::new(|| {
 
 static SERVER: LazyLock<Server<'static, Fixture>> = LazyLock::new(|| {
     let config = Config::new("fuzz-fixture", "0").with_state(&STATE);
-    let server = Server::new(config, Fixture);
-    server.check().expect("the fixture's definitions are valid");
-    server
+    Server::new(config, Fixture).expect("the fixture's definitions are valid")
 });
 
 // ---------------------------------------------------------------------------------------------

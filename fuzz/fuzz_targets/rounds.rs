@@ -56,17 +56,17 @@ impl Registry for App {
 }
 
 impl Handler for App {
-    fn call_tool(&self, call: &ToolCall<'_>, reply: ToolReply<'_>) -> Result<Done, Error> {
+    fn call_tool<'o>(&self, call: &ToolCall<'_>, reply: ToolReply<'o>) -> Result<Done<'o>, Error> {
         mrtr_app::call_tool(call, reply).unwrap_or(Err(Error::internal("unknown tool")))
     }
-    fn read_resource(
+    fn read_resource<'o>(
         &self,
         call: &ResourceRead<'_>,
-        reply: ResourceReply<'_>,
-    ) -> Result<Done, Error> {
+        reply: ResourceReply<'o>,
+    ) -> Result<Done<'o>, Error> {
         mrtr_app::read_resource(call, reply)
     }
-    fn get_prompt(&self, call: &PromptGet<'_>, reply: PromptReply<'_>) -> Result<Done, Error> {
+    fn get_prompt<'o>(&self, call: &PromptGet<'_>, reply: PromptReply<'o>) -> Result<Done<'o>, Error> {
         mrtr_app::get_prompt(call, reply)
     }
 }
@@ -76,7 +76,10 @@ static STATE: LazyLock<StateOptions> = LazyLock::new(|| {
 });
 
 static SERVER: LazyLock<Server<'static, App>> =
-    LazyLock::new(|| Server::new(Config::new("fuzz-rounds", "0").with_state(&STATE), App));
+    LazyLock::new(|| {
+        Server::new(Config::new("fuzz-rounds", "0").with_state(&STATE), App)
+            .expect("valid definitions")
+    });
 
 /// The time of the first round; later rounds move from here.
 const START: u64 = 1_780_000_000;

@@ -27,38 +27,38 @@ use snodo_core::server::{
 /// should not leave shared state half-updated across an `.await`.
 pub trait AsyncHandler: Registry + Send + Sync {
     /// Runs a tool.
-    fn call_tool(
+    fn call_tool<'o>(
         &self,
         call: &ToolCall<'_>,
-        reply: ToolReply<'_>,
-    ) -> impl Future<Output = Result<Done, Error>> + Send;
+        reply: ToolReply<'o>,
+    ) -> impl Future<Output = Result<Done<'o>, Error>> + Send;
 
     /// Reads a resource.
-    fn read_resource(
+    fn read_resource<'o>(
         &self,
         call: &ResourceRead<'_>,
-        reply: ResourceReply<'_>,
-    ) -> impl Future<Output = Result<Done, Error>> + Send {
+        reply: ResourceReply<'o>,
+    ) -> impl Future<Output = Result<Done<'o>, Error>> + Send {
         let _ = (call, reply);
         ready(Err(Error::internal("this server does not read resources")))
     }
 
     /// Renders a prompt.
-    fn get_prompt(
+    fn get_prompt<'o>(
         &self,
         call: &PromptGet<'_>,
-        reply: PromptReply<'_>,
-    ) -> impl Future<Output = Result<Done, Error>> + Send {
+        reply: PromptReply<'o>,
+    ) -> impl Future<Output = Result<Done<'o>, Error>> + Send {
         let _ = (call, reply);
         ready(Err(Error::internal("this server does not render prompts")))
     }
 
     /// Completes an argument; by default, no suggestions.
-    fn complete(
+    fn complete<'o>(
         &self,
         call: &Completion<'_>,
-        reply: CompletionReply<'_>,
-    ) -> impl Future<Output = Result<Done, Error>> + Send {
+        reply: CompletionReply<'o>,
+    ) -> impl Future<Output = Result<Done<'o>, Error>> + Send {
         let _ = call;
         ready(Ok(reply.values(&[], false)))
     }
@@ -67,41 +67,41 @@ pub trait AsyncHandler: Registry + Send + Sync {
 /// Every synchronous application is an asynchronous one whose futures are ready at once:
 /// the handler runs when the method is called.
 impl<H: Handler + Send + Sync> AsyncHandler for H {
-    fn call_tool(
+    fn call_tool<'o>(
         &self,
         call: &ToolCall<'_>,
-        reply: ToolReply<'_>,
-    ) -> impl Future<Output = Result<Done, Error>> + Send {
+        reply: ToolReply<'o>,
+    ) -> impl Future<Output = Result<Done<'o>, Error>> + Send {
         ready(Handler::call_tool(self, call, reply))
     }
 
-    fn read_resource(
+    fn read_resource<'o>(
         &self,
         call: &ResourceRead<'_>,
-        reply: ResourceReply<'_>,
-    ) -> impl Future<Output = Result<Done, Error>> + Send {
+        reply: ResourceReply<'o>,
+    ) -> impl Future<Output = Result<Done<'o>, Error>> + Send {
         ready(Handler::read_resource(self, call, reply))
     }
 
-    fn get_prompt(
+    fn get_prompt<'o>(
         &self,
         call: &PromptGet<'_>,
-        reply: PromptReply<'_>,
-    ) -> impl Future<Output = Result<Done, Error>> + Send {
+        reply: PromptReply<'o>,
+    ) -> impl Future<Output = Result<Done<'o>, Error>> + Send {
         ready(Handler::get_prompt(self, call, reply))
     }
 
-    fn complete(
+    fn complete<'o>(
         &self,
         call: &Completion<'_>,
-        reply: CompletionReply<'_>,
-    ) -> impl Future<Output = Result<Done, Error>> + Send {
+        reply: CompletionReply<'o>,
+    ) -> impl Future<Output = Result<Done<'o>, Error>> + Send {
         ready(Handler::complete(self, call, reply))
     }
 }
 
 /// Phase two of a round: starts the reply for `call` in `out` and runs the application's
-/// handler for it. Give the outcome to `call.finish(out, outcome)`.
+/// handler for it. Give the outcome to `call.finish(outcome)`.
 ///
 /// Notifications the handler emits (progress, log messages) go to `notifier` as they are
 /// made, before the reply.
@@ -110,7 +110,7 @@ pub async fn run_call<'a: 'o, 'o, A: AsyncHandler + ?Sized>(
     call: &Call<'a>,
     out: &'o mut [u8],
     notifier: Option<&'o mut (dyn Notifier + Send + 'o)>,
-) -> Result<Done, Error> {
+) -> Result<Done<'o>, Error> {
     match call {
         Call::Tool(c) => app.call_tool(c, c.reply(out, notifier)).await,
         Call::Resource(c) => app.read_resource(c, c.reply(out, notifier)).await,
@@ -137,5 +137,5 @@ pub async fn handle<'a, A: AsyncHandler>(
     };
     let notifier = notifier.map(|n| -> &mut (dyn Notifier + Send) { n });
     let outcome = run_call(server.app(), &call, out, notifier).await;
-    call.finish(out, outcome).map(Handled::Reply)
+    call.finish(outcome).len(out).map(Handled::Reply)
 }

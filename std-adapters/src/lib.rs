@@ -29,14 +29,15 @@
 //! }
 //!
 //! impl AsyncHandler for App {
-//!     async fn call_tool(&self, _: &ToolCall<'_>, reply: ToolReply<'_>) -> Result<Done, Error> {
+//!     async fn call_tool<'o>(&self, _: &ToolCall<'_>, reply: ToolReply<'o>) -> Result<Done<'o>, Error> {
 //!         Ok(reply.text("pong"))
 //!     }
 //! }
 //!
 //! # async fn run() -> std::io::Result<()> {
-//! let server = Arc::new(Server::new(Config::new("ping", "1.0.0"), App));
-//! serve_stdio(server, StdioConfig::default()).await
+//! // `Server::new` checks every definition: a server that was never checked cannot be served.
+//! let server = Server::new(Config::new("ping", "1.0.0"), App).map_err(std::io::Error::other)?;
+//! serve_stdio(Arc::new(server), StdioConfig::default()).await
 //! # }
 //! ```
 //!
@@ -75,7 +76,7 @@ pub struct AuthGuide;
 pub use clock::unix_seconds;
 pub use handler::{AsyncHandler, handle, run_call};
 pub use secret::{process_state_options, random_secret};
-pub use serve::{CheckError, Checked, serve_http, serve_stdio};
+pub use serve::{CheckError, serve_http, serve_stdio};
 pub use server_slot::ServerSlot;
 
 /// The README's examples, compiled and run as doctests (here rather than in `snodo-core`,

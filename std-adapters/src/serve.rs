@@ -1,10 +1,10 @@
-//! Serving a checked server: [`Checked`] proves [`Server::check`] passed, and the entry
-//! points [`serve_stdio`] and [`serve_http`] start the tokio runtime themselves.
+//! The entry points [`serve_stdio`] and [`serve_http`], which start the tokio runtime
+//! themselves. A [`Server`] exists only once its definitions passed the core's check.
 
 use std::io;
 use std::sync::Arc;
 
-use snodo_core::server::{Registry, Server};
+use snodo_core::server::{Refused, Registry, Server};
 
 use crate::AsyncHandler;
 use crate::http::{HttpConfig, HttpListener};
@@ -32,14 +32,12 @@ impl std::fmt::Display for CheckError {
 
 impl std::error::Error for CheckError {}
 
-/// A server whose definitions passed [`Server::check`]: the only kind the entry points
-/// serve, so a bad definition is found at start-up, never on the wire.
+/// A server the core refused (`Server::new` checks every definition) names the definition.
 ///
 /// ```
 /// use snodo_core::server::{Config, Registry, Server, Tool};
-/// use snodo_std::Checked;
+/// use snodo_std::CheckError;
 ///
-/// #[derive(Debug)]
 /// struct Bad;
 /// impl Registry for Bad {
 ///     fn tools(&self) -> &[Tool<'_>] {
@@ -47,40 +45,16 @@ impl std::error::Error for CheckError {}
 ///         TOOLS
 ///     }
 /// }
-/// let refused = Checked::new(Server::new(Config::new("s", "1.0"), Bad)).unwrap_err();
-/// assert_eq!(refused.name, "x");
+/// let Err(refused) = Server::new(Config::new("s", "1.0"), Bad) else { unreachable!() };
+/// assert_eq!(CheckError::from(refused).name, "x");
 /// ```
-#[derive(Debug)]
-pub struct Checked<A> {
-    server: Server<'static, A>,
-}
-
-impl<A: Registry> Checked<A> {
-    /// Checks `server`.
-    pub fn new(server: Server<'static, A>) -> Result<Self, CheckError> {
-        if let Err(e) = server.check() {
-            return Err(CheckError {
-                name: e.name.to_owned(),
-                problem: e.problem.to_owned(),
-            });
+impl<A: Registry> From<Refused<A>> for CheckError {
+    fn from(refused: Refused<A>) -> Self {
+        let error = refused.error();
+        CheckError {
+            name: error.name.to_owned(),
+            problem: error.problem.to_owned(),
         }
-        Ok(Checked { server })
-    }
-
-    /// The server.
-    pub fn server(&self) -> &Server<'static, A> {
-        &self.server
-    }
-
-    /// The server, for an adapter that takes one (`stdio::serve_stdio`, `HttpListener`,
-    /// `McpService`).
-    pub fn into_server(self) -> Server<'static, A> {
-        self.server
-    }
-
-    /// The server, shared, for the adapters.
-    pub fn into_shared(self) -> Arc<Server<'static, A>> {
-        Arc::new(self.server)
     }
 }
 
@@ -94,14 +68,14 @@ fn runtime() -> io::Result<tokio::runtime::Runtime> {
 /// tokio runtime of its own (call it from `main`, not from inside a runtime).
 ///
 /// ```no_run
-/// # fn server() -> snodo_std::Checked<snodo_std::typed::TypedApp> { unimplemented!() }
+/// # fn server() -> snodo_core::server::Server<'static, snodo_std::typed::TypedApp> { unimplemented!() }
 /// fn main() -> std::io::Result<()> {
 ///     snodo_std::serve_stdio(server())
 /// }
 /// ```
-pub fn serve_stdio<A: AsyncHandler + 'static>(server: Checked<A>) -> io::Result<()> {
+pub fn serve_stdio<A: AsyncHandler + 'static>(server: Server<'static, A>) -> io::Result<()> {
     runtime()?.block_on(crate::stdio::serve_stdio(
-        server.into_shared(),
+        Arc::new(server),
         StdioConfig::default(),
     ))
 }
@@ -111,7 +85,7 @@ pub fn serve_stdio<A: AsyncHandler + 'static>(server: Checked<A>) -> io::Result<
 /// endpoint's URL once the listener is bound (port 0 picks a free port).
 ///
 /// ```no_run
-/// # fn server() -> snodo_std::Checked<snodo_std::typed::TypedApp> { unimplemented!() }
+/// # fn server() -> snodo_core::server::Server<'static, snodo_std::typed::TypedApp> { unimplemented!() }
 /// use snodo_std::http::HttpConfig;
 ///
 /// fn main() -> std::io::Result<()> {
@@ -122,12 +96,12 @@ pub fn serve_stdio<A: AsyncHandler + 'static>(server: Checked<A>) -> io::Result<
 /// }
 /// ```
 pub fn serve_http<A: AsyncHandler + 'static>(
-    server: Checked<A>,
+    server: Server<'static, A>,
     config: HttpConfig,
     listening: impl FnOnce(&str) -> io::Result<()>,
 ) -> io::Result<()> {
     runtime()?.block_on(async {
-        let listener = HttpListener::bind(server.into_shared(), config).await?;
+        let listener = HttpListener::bind(Arc::new(server), config).await?;
         listening(&listener.url()?)?;
         let shutdown = listener.shutdown_handle();
         tokio::spawn(async move {

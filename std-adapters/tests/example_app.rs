@@ -14,7 +14,7 @@ use snodo_std::stdio::StdioConfig;
 /// The example app with its own configuration, on pipes.
 fn start() -> Client {
     // The example's server, checked when built.
-    let server = app::server().into_server();
+    let server = app::server();
     start_server(server, StdioConfig::default(), 1 << 16, |w| w)
 }
 

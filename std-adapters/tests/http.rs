@@ -101,11 +101,11 @@ impl Drop for DropSignal {
 }
 
 impl AsyncHandler for Fixture {
-    async fn call_tool(
+    async fn call_tool<'o>(
         &self,
         call: &ToolCall<'_>,
-        mut reply: ToolReply<'_>,
-    ) -> Result<Done, Error> {
+        mut reply: ToolReply<'o>,
+    ) -> Result<Done<'o>, Error> {
         match call.name() {
             "echo" | "route" => {
                 let text: String = call
@@ -141,7 +141,10 @@ fn fixture() -> (Server<'static, Fixture>, Probes) {
     let app = Fixture {
         probes: probes.clone(),
     };
-    (Server::new(Config::new("http-test", "0.0.1"), app), probes)
+    (
+        Server::new(Config::new("http-test", "0.0.1"), app).expect("valid definitions"),
+        probes,
+    )
 }
 
 async fn start(config: HttpConfig) -> (http_client::Running, Probes) {

@@ -45,7 +45,7 @@ fn resource_server() -> ResourceServer {
 }
 
 fn preferences_service(verifier: JwksVerifier) -> McpService<snodo_std::typed::TypedApp> {
-    let server = app::server().into_server();
+    let server = app::server();
     let config = HttpConfig::new().with_addr(SocketAddr::from(([127, 0, 0, 1], 0)));
     McpService::new(Arc::new(server), config)
         .with_auth(Authorization::new(resource_server(), verifier))
@@ -335,7 +335,7 @@ async fn the_tower_layer_guards_any_mcp_service_and_names_its_principal() {
 
     let rsa = SigningKey::rsa("r1");
     let verifier = JwksVerifier::from_jwks(jwks(&[&rsa]).as_bytes(), ISSUER, RESOURCE).unwrap();
-    let server = app::server().into_server();
+    let server = app::server();
     let plain = McpService::new(Arc::new(server), HttpConfig::new());
     let guarded = AuthLayer::new(Authorization::new(resource_server(), verifier)).layer(plain);
     let addr = SocketAddr::from(([127, 0, 0, 1], 8080));
@@ -494,7 +494,7 @@ impl TokenVerifier for OpaqueTokens {
 
 #[tokio::test]
 async fn an_application_verifier_decides_instead_of_the_jwks() {
-    let server = app::server().into_server();
+    let server = app::server();
     let config = HttpConfig::new().with_addr(SocketAddr::from(([127, 0, 0, 1], 0)));
     let service = McpService::new(Arc::new(server), config)
         .with_auth(Authorization::new(resource_server(), OpaqueTokens));
@@ -522,7 +522,7 @@ async fn resources_and_prompts_have_their_own_scopes() {
             .resource("preview://about", ["prefs:about"])
             .prompt("greeting_prompt", ["prefs:prompts"]),
     );
-    let server = app::server().into_server();
+    let server = app::server();
     let config = HttpConfig::new().with_addr(SocketAddr::from(([127, 0, 0, 1], 0)));
     let service =
         McpService::new(Arc::new(server), config).with_auth(Authorization::new(resource, verifier));
@@ -562,7 +562,7 @@ async fn the_token_goes_no_further_than_the_resource_server() {
     let verifier = JwksVerifier::from_jwks(jwks(&[&rsa]).as_bytes(), ISSUER, RESOURCE).unwrap();
     let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
     let record = Arc::clone(&seen);
-    let server = app::server().into_server();
+    let server = app::server();
     let inner = ServiceBuilder::new()
         .map_request(move |request: Request<Full<Bytes>>| {
             let headers: Vec<String> = request.headers().keys().map(|k| k.to_string()).collect();

@@ -20,7 +20,7 @@ use snodo_std::http::{HttpConfig, McpService};
 
 async fn start() -> Running {
     // The example's server, checked when built.
-    let server = app::server().into_server();
+    let server = app::server();
     serve(server, HttpConfig::new()).await
 }
 
@@ -88,7 +88,7 @@ async fn the_preference_flow_takes_three_legs() {
 
 #[tokio::test]
 async fn sealed_state_is_bound_to_the_principal_the_hook_names() {
-    let server = app::server().into_server();
+    let server = app::server();
     let config = HttpConfig::new().with_addr(SocketAddr::from(([127, 0, 0, 1], 0)));
     let service = McpService::new(std::sync::Arc::new(server), config).with_principal(|parts| {
         let user = parts.headers.get("x-user")?.to_str().ok()?;

@@ -64,7 +64,7 @@ fn eliciting(params: Value) -> Value {
 #[tokio::test]
 async fn metrics_count_requests_by_method_and_outcome() {
     let metrics = Metrics::new();
-    let server = Arc::new(app::server().into_server());
+    let server = Arc::new(app::server());
     let service = McpService::new(server, loopback()).with_metrics(metrics.clone());
     let running = serve_service(service).await;
     let addr = running.addr;
@@ -156,7 +156,11 @@ impl Registry for Gate {
 }
 
 impl AsyncHandler for Gate {
-    async fn call_tool(&self, _: &ToolCall<'_>, reply: ToolReply<'_>) -> Result<Done, Error> {
+    async fn call_tool<'o>(
+        &self,
+        _: &ToolCall<'_>,
+        reply: ToolReply<'o>,
+    ) -> Result<Done<'o>, Error> {
         self.started.notify_one();
         self.release.notified().await;
         Ok(reply.text("released"))
@@ -171,7 +175,8 @@ async fn the_in_flight_gauge_counts_a_request_while_its_handler_runs() {
         release: Arc::clone(&release),
     };
     let metrics = Metrics::new();
-    let server = Arc::new(Server::new(Config::new("gate", "1.0.0"), app));
+    let server =
+        Arc::new(Server::new(Config::new("gate", "1.0.0"), app).expect("valid definitions"));
     let running =
         serve_service(McpService::new(server, loopback()).with_metrics(metrics.clone())).await;
     let addr = running.addr;
@@ -235,7 +240,7 @@ async fn each_request_has_a_span_with_method_name_era_outcome_and_latency_but_no
     // The test's runtime has one thread, so the server's tasks log here too.
     let (captured, _guard) = logs::capture();
 
-    let server = Arc::new(app::server().into_server());
+    let server = Arc::new(app::server());
     let running = serve_service(McpService::new(server, loopback())).await;
     let addr = running.addr;
     let secret_argument = "argument-value-7f3a";

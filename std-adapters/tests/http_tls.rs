@@ -28,7 +28,11 @@ impl Registry for Echo {
 }
 
 impl AsyncHandler for Echo {
-    async fn call_tool(&self, _: &ToolCall<'_>, reply: ToolReply<'_>) -> Result<Done, Error> {
+    async fn call_tool<'o>(
+        &self,
+        _: &ToolCall<'_>,
+        reply: ToolReply<'o>,
+    ) -> Result<Done<'o>, Error> {
         Ok(reply.text("pong"))
     }
 }
@@ -41,7 +45,8 @@ async fn start() -> (SocketAddr, String, rcgen::Certificate, ShutdownHandle) {
         made.signing_key.serialize_pem().as_bytes(),
     )
     .expect("TLS configuration");
-    let server = Arc::new(Server::new(Config::new("tls", "1.0.0"), Echo));
+    let server =
+        Arc::new(Server::new(Config::new("tls", "1.0.0"), Echo).expect("valid definitions"));
     let config = HttpConfig::new().with_addr(SocketAddr::from(([127, 0, 0, 1], 0)));
     let listener = HttpListener::bind_service(McpService::new(server, config))
         .await

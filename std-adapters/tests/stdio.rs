@@ -94,11 +94,11 @@ impl Drop for DropFlag {
 }
 
 impl AsyncHandler for Fixture {
-    async fn call_tool(
+    async fn call_tool<'o>(
         &self,
         call: &ToolCall<'_>,
-        mut reply: ToolReply<'_>,
-    ) -> Result<Done, Error> {
+        mut reply: ToolReply<'o>,
+    ) -> Result<Done<'o>, Error> {
         match call.name() {
             "echo" => {
                 let text: String = call
@@ -635,7 +635,7 @@ impl Registry for SyncApp {
 }
 
 impl Handler for SyncApp {
-    fn call_tool(&self, _: &ToolCall<'_>, reply: ToolReply<'_>) -> Result<Done, Error> {
+    fn call_tool<'o>(&self, _: &ToolCall<'_>, reply: ToolReply<'o>) -> Result<Done<'o>, Error> {
         Ok(reply.text("hello from a sync handler"))
     }
 }
@@ -654,7 +654,7 @@ async fn a_synchronous_handler_serves_too() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_closed_output_ends_serving_with_an_error() {
     let (app, _) = fixture();
-    let server = Server::new(Config::new("stdio-test", "0.0.1"), app);
+    let server = Server::new(Config::new("stdio-test", "0.0.1"), app).expect("valid definitions");
     let (mut client_in, server_in) = tokio::io::duplex(1 << 16);
     let (server_out, client_out) = tokio::io::duplex(1 << 16);
     let serving = tokio::spawn(serve(

@@ -67,7 +67,7 @@ impl Registry for Echo {
 }
 
 impl Handler for Echo {
-    fn call_tool(&self, _call: &ToolCall<'_>, reply: ToolReply<'_>) -> Result<Done, Error> {
+    fn call_tool<'o>(&self, _call: &ToolCall<'_>, reply: ToolReply<'o>) -> Result<Done<'o>, Error> {
         Ok(reply.text("ok"))
     }
 }
@@ -85,7 +85,8 @@ async fn session(requests: usize) -> (usize, usize) {
             .chain([b'\n'])
         })
         .collect();
-    let server = Arc::new(Server::new(Config::new("alloc", "0.0.1"), Echo));
+    let server =
+        Arc::new(Server::new(Config::new("alloc", "0.0.1"), Echo).expect("valid definitions"));
     let (mut client_in, server_in) = tokio::io::duplex(1 << 16);
     let (server_out, mut client_out) = tokio::io::duplex(1 << 16);
     let mut buf = vec![0u8; 1 << 16];

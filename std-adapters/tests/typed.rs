@@ -9,7 +9,6 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use snodo_core::server::{Handled, Round, Server};
 use snodo_core::state::{Keys, Ttl};
-use snodo_std::Checked;
 use snodo_std::typed::{
     Cx, Elicited, Flow, Form, NoArgs, PromptMessages, RootsRequest, Sampling, Stop, Structured,
     ToolError, TypedApp, prompt, resource, server, template, tool,
@@ -167,7 +166,7 @@ async fn greet(g: Greet, _cx: Cx<'_>) -> Result<PromptMessages, Stop> {
         .user(format!("A {style} greeting for {}.", g.name)))
 }
 
-fn app() -> Checked<TypedApp> {
+fn app() -> Server<'static, TypedApp> {
     server("typed-tests", "1.0.0")
         .state(
             Keys::secret(&SECRET).expect("32 bytes"),
@@ -238,7 +237,7 @@ fn payload(token: &str) -> Value {
 
 #[tokio::test]
 async fn schemas_are_generated_from_the_types() {
-    let s = app().into_server();
+    let s = app();
     let tools = round(&s, &request(1, "tools/list", json!({}), json!({}))).await;
     let tools = &tools["result"]["tools"];
     assert_eq!(
@@ -275,7 +274,7 @@ async fn schemas_are_generated_from_the_types() {
 
 #[tokio::test]
 async fn a_typed_tool_gets_its_arguments_as_a_struct() {
-    let s = app().into_server();
+    let s = app();
     let reply = call(&s, 1, "echo", json!({"text": "hi \"there\""})).await;
     assert_eq!(
         reply["result"]["content"],
@@ -286,7 +285,7 @@ async fn a_typed_tool_gets_its_arguments_as_a_struct() {
 
 #[tokio::test]
 async fn arguments_that_do_not_decode_name_the_field_and_never_the_value() {
-    let s = app().into_server();
+    let s = app();
     let reply = call(&s, 1, "dial", json!({"level": "SENTINEL-7"})).await;
     assert_eq!(reply["result"]["isError"], true);
     assert_eq!(
@@ -300,7 +299,7 @@ async fn arguments_that_do_not_decode_name_the_field_and_never_the_value() {
 
 #[tokio::test]
 async fn structured_output_and_tool_errors() {
-    let s = app().into_server();
+    let s = app();
     let reply = call(&s, 1, "add", json!({"a": 1.5, "b": 2})).await;
     assert_eq!(reply["result"]["structuredContent"], json!({"sum": 3.5}));
     let reply = call(&s, 2, "add", json!({"a": 1e308, "b": 1e308})).await;
@@ -310,7 +309,7 @@ async fn structured_output_and_tool_errors() {
 
 #[tokio::test]
 async fn resources_templates_and_prompts_are_typed_too() {
-    let s = app().into_server();
+    let s = app();
     let read = |id, uri: &str| request(id, "resources/read", json!({"uri": uri}), json!({}));
     let about = round(&s, &read(1, "test://about")).await;
     assert_eq!(
@@ -365,7 +364,7 @@ fn accept(key: &str, value: &str) -> Value {
 
 #[tokio::test]
 async fn a_three_leg_flow_carries_its_typed_state() {
-    let s = app().into_server();
+    let s = app();
     // Leg 1: the color, with state; an answer sent before the question is not taken.
     let early = json!({"color": accept("color", "early")});
     let one = round(&s, &leg(1, None, Some(early))).await;
@@ -423,7 +422,7 @@ async fn a_three_leg_flow_carries_its_typed_state() {
 
 #[tokio::test]
 async fn flow_state_is_sealed_and_bound_to_the_call() {
-    let s = app().into_server();
+    let s = app();
     let one = round(&s, &leg(1, None, None)).await;
     let s1 = one["result"]["requestState"].as_str().unwrap().to_owned();
     let mut tampered = s1.clone();
@@ -452,7 +451,7 @@ async fn flow_state_is_sealed_and_bound_to_the_call() {
 
 #[tokio::test]
 async fn a_malformed_answer_is_the_generic_error_and_echoes_nothing() {
-    let s = app().into_server();
+    let s = app();
     let one = round(&s, &leg(1, None, None)).await;
     let s1 = one["result"]["requestState"].as_str().unwrap().to_owned();
     let bad = json!({"color": {"action": "accept", "content": {"color": 7, "x": "SENTINEL"}}});
@@ -463,7 +462,7 @@ async fn a_malformed_answer_is_the_generic_error_and_echoes_nothing() {
 
 #[tokio::test]
 async fn sampling_and_roots_answers_are_typed() {
-    let s = app().into_server();
+    let s = app();
     let params = json!({"name": "suggest"});
     let one = round(&s, &request(1, "tools/call", params.clone(), all_caps())).await;
     let asked = &one["result"]["inputRequests"];
@@ -487,7 +486,7 @@ async fn sampling_and_roots_answers_are_typed() {
 
 #[tokio::test]
 async fn missing_capabilities_are_refused_as_for_byte_level_handlers() {
-    let s = app().into_server();
+    let s = app();
     let reply = round(
         &s,
         &request(1, "tools/call", json!({"name": "suggest"}), json!({})),

@@ -1143,7 +1143,8 @@ fn serve(app: InProcess, http: bool) {
             Server::new(
                 crate::fixture::paged_config(),
                 crate::fixture::Fixture::new(),
-            ),
+            )
+            .expect("valid definitions"),
             http,
         )),
         InProcess::AlwaysAsks => {
@@ -1155,7 +1156,8 @@ fn serve(app: InProcess, http: bool) {
                         crate::mrtr_fixture::AsksForSampling,
                         crate::mrtr_fixture::MrtrFixture::new(),
                     ),
-                ),
+                )
+                .expect("valid definitions"),
                 http,
             ));
         }

@@ -198,12 +198,12 @@ pub const fn small_message_config(max_size: usize) -> Config<'static> {
 
 /// A server for a fresh [`Fixture`] with [`config`].
 pub fn server() -> Server<'static, Fixture> {
-    Server::new(config(), Fixture::new())
+    Server::new(config(), Fixture::new()).expect("valid definitions")
 }
 
 /// A server for a fresh [`Fixture`] with the given configuration.
 pub fn server_with(config: Config<'static>) -> Server<'static, Fixture> {
-    Server::new(config, Fixture::new())
+    Server::new(config, Fixture::new()).expect("valid definitions")
 }
 
 impl Registry for Fixture {
@@ -231,7 +231,11 @@ impl Registry for Fixture {
 const PROGRESS_MESSAGES: [&str; 5] = ["one", "two", "three", "four", "five"];
 
 impl Handler for Fixture {
-    fn call_tool(&self, call: &ToolCall<'_>, mut reply: ToolReply<'_>) -> Result<Done, Error> {
+    fn call_tool<'o>(
+        &self,
+        call: &ToolCall<'_>,
+        mut reply: ToolReply<'o>,
+    ) -> Result<Done<'o>, Error> {
         self.ran();
         match call.name() {
             "search" => {
@@ -275,11 +279,11 @@ impl Handler for Fixture {
         }
     }
 
-    fn read_resource(
+    fn read_resource<'o>(
         &self,
         call: &ResourceRead<'_>,
-        reply: ResourceReply<'_>,
-    ) -> Result<Done, Error> {
+        reply: ResourceReply<'o>,
+    ) -> Result<Done<'o>, Error> {
         self.ran();
         match call.target() {
             ResourceTarget::Fixed(r) => match r.name {
@@ -309,7 +313,11 @@ impl Handler for Fixture {
         }
     }
 
-    fn get_prompt(&self, call: &PromptGet<'_>, reply: PromptReply<'_>) -> Result<Done, Error> {
+    fn get_prompt<'o>(
+        &self,
+        call: &PromptGet<'_>,
+        reply: PromptReply<'o>,
+    ) -> Result<Done<'o>, Error> {
         self.ran();
         match call.name() {
             "greet" => {
@@ -335,7 +343,11 @@ impl Handler for Fixture {
         }
     }
 
-    fn complete(&self, call: &Completion<'_>, reply: CompletionReply<'_>) -> Result<Done, Error> {
+    fn complete<'o>(
+        &self,
+        call: &Completion<'_>,
+        reply: CompletionReply<'o>,
+    ) -> Result<Done<'o>, Error> {
         self.ran();
         let (candidates, argument): (&[&str], &str) = match call.reference() {
             CompletionRef::Prompt(name) if name.eq_str("greet") => (STYLES, "style"),
@@ -379,12 +391,12 @@ impl Registry for ToolsOnly {
 }
 
 impl Handler for ToolsOnly {
-    fn call_tool(&self, _call: &ToolCall<'_>, reply: ToolReply<'_>) -> Result<Done, Error> {
+    fn call_tool<'o>(&self, _call: &ToolCall<'_>, reply: ToolReply<'o>) -> Result<Done<'o>, Error> {
         Ok(reply.text("done"))
     }
 }
 
 /// A server for [`ToolsOnly`], named like the fixture.
 pub fn tools_only_server() -> Server<'static, ToolsOnly> {
-    Server::new(config(), ToolsOnly)
+    Server::new(config(), ToolsOnly).expect("valid definitions")
 }

@@ -78,7 +78,7 @@ pub fn config(state: &StateOptions) -> Config<'_> {
 
 /// A server for a fresh [`Preferences`] sealing with `state`.
 pub fn preferences_server(state: &StateOptions) -> Server<'_, Preferences> {
-    Server::new(config(state), Preferences::new())
+    Server::new(config(state), Preferences::new()).expect("valid definitions")
 }
 
 /// The `preferences` example's typed form flows (the tools `preference_preview`,
@@ -97,7 +97,7 @@ pub fn typed_preferences() -> snodo_std::typed::ServerBuilder {
 
 /// A server for a fresh [`MrtrFixture`] sealing with `state`.
 pub fn mrtr_server(state: &StateOptions) -> Server<'_, MrtrFixture> {
-    Server::new(config(state), MrtrFixture::new())
+    Server::new(config(state), MrtrFixture::new()).expect("valid definitions")
 }
 
 // ---------------------------------------------------------------------------------------
@@ -358,22 +358,26 @@ impl Registry for Preferences {
 }
 
 impl Handler for Preferences {
-    fn call_tool(&self, call: &ToolCall<'_>, reply: ToolReply<'_>) -> Result<Done, Error> {
+    fn call_tool<'o>(&self, call: &ToolCall<'_>, reply: ToolReply<'o>) -> Result<Done<'o>, Error> {
         self.ran();
         mrtr_app::call_tool(call, reply)
             .unwrap_or(Err(Error::internal("the core routes known tools only")))
     }
 
-    fn read_resource(
+    fn read_resource<'o>(
         &self,
         call: &ResourceRead<'_>,
-        reply: ResourceReply<'_>,
-    ) -> Result<Done, Error> {
+        reply: ResourceReply<'o>,
+    ) -> Result<Done<'o>, Error> {
         self.ran();
         mrtr_app::read_resource(call, reply)
     }
 
-    fn get_prompt(&self, call: &PromptGet<'_>, reply: PromptReply<'_>) -> Result<Done, Error> {
+    fn get_prompt<'o>(
+        &self,
+        call: &PromptGet<'_>,
+        reply: PromptReply<'o>,
+    ) -> Result<Done<'o>, Error> {
         self.ran();
         mrtr_app::get_prompt(call, reply)
     }
@@ -538,7 +542,7 @@ impl Registry for MrtrFixture {
 }
 
 impl Handler for MrtrFixture {
-    fn call_tool(&self, call: &ToolCall<'_>, reply: ToolReply<'_>) -> Result<Done, Error> {
+    fn call_tool<'o>(&self, call: &ToolCall<'_>, reply: ToolReply<'o>) -> Result<Done<'o>, Error> {
         self.ran();
         self.check_arguments(Some(call.arguments()));
         match call.name() {
@@ -556,11 +560,11 @@ impl Handler for MrtrFixture {
         }
     }
 
-    fn read_resource(
+    fn read_resource<'o>(
         &self,
         call: &ResourceRead<'_>,
-        reply: ResourceReply<'_>,
-    ) -> Result<Done, Error> {
+        reply: ResourceReply<'o>,
+    ) -> Result<Done<'o>, Error> {
         self.ran();
         match call.target() {
             ResourceTarget::Fixed(_) => roots_resource(call, reply),
@@ -572,7 +576,11 @@ impl Handler for MrtrFixture {
         }
     }
 
-    fn get_prompt(&self, call: &PromptGet<'_>, reply: PromptReply<'_>) -> Result<Done, Error> {
+    fn get_prompt<'o>(
+        &self,
+        call: &PromptGet<'_>,
+        reply: PromptReply<'o>,
+    ) -> Result<Done<'o>, Error> {
         self.ran();
         self.check_arguments(prompt_arguments(call));
         match call.name() {
@@ -587,7 +595,11 @@ impl Handler for MrtrFixture {
         }
     }
 
-    fn complete(&self, _call: &Completion<'_>, reply: CompletionReply<'_>) -> Result<Done, Error> {
+    fn complete<'o>(
+        &self,
+        _call: &Completion<'_>,
+        reply: CompletionReply<'o>,
+    ) -> Result<Done<'o>, Error> {
         self.ran();
         let ask = form("Which value?", NAME_FORM)?;
         Ok(reply.input_required().request("name", ask).done())
@@ -620,7 +632,7 @@ fn json_text(buf: &mut [u8], f: impl FnOnce(&mut Writer<'_>)) -> Result<&str, Er
     core::str::from_utf8(bytes).map_err(|_| Error::internal("fixture wrote non-UTF-8"))
 }
 
-fn status(reply: ToolReply<'_>, action: Action) -> Done {
+fn status<'o>(reply: ToolReply<'o>, action: Action) -> Done<'o> {
     reply.text_fmt(format_args!("{{\"status\":\"{}\"}}", action.name()))
 }
 
@@ -655,7 +667,7 @@ const TRIP: [Question; 3] = [
 
 /// Asks the three questions at once; answers already given travel in sealed state (the
 /// state wins over a repeated answer); what is still missing is asked again.
-fn book_trip(call: &ToolCall<'_>, reply: ToolReply<'_>) -> Result<Done, Error> {
+fn book_trip<'o>(call: &ToolCall<'_>, reply: ToolReply<'o>) -> Result<Done<'o>, Error> {
     let traveller = call
         .argument("traveller")
         .and_then(|v| v.as_str())
@@ -711,7 +723,7 @@ fn book_trip(call: &ToolCall<'_>, reply: ToolReply<'_>) -> Result<Done, Error> {
 }
 
 /// Asks for a sampled summary (no state); the request's shape follows `variant`.
-fn summarize(call: &ToolCall<'_>, reply: ToolReply<'_>) -> Result<Done, Error> {
+fn summarize<'o>(call: &ToolCall<'_>, reply: ToolReply<'o>) -> Result<Done<'o>, Error> {
     let variant = call.argument("variant").and_then(|v| v.as_str());
     let params = match variant {
         Some(v) if v.eq_str("tools") => SAMPLING_TOOLS,
@@ -742,7 +754,7 @@ fn summarize(call: &ToolCall<'_>, reply: ToolReply<'_>) -> Result<Done, Error> {
 }
 
 /// Asks for the roots (no state); lists their URIs.
-fn scan_roots(call: &ToolCall<'_>, reply: ToolReply<'_>) -> Result<Done, Error> {
+fn scan_roots<'o>(call: &ToolCall<'_>, reply: ToolReply<'o>) -> Result<Done<'o>, Error> {
     match call.response("roots", &ListRoots)? {
         Response::Missing => Ok(reply.input_required().request("roots", ListRoots).done()),
         Response::Answered(roots) => {
@@ -763,7 +775,7 @@ fn scan_roots(call: &ToolCall<'_>, reply: ToolReply<'_>) -> Result<Done, Error> 
 
 /// Asks for an approval (form), a summary (sampling) and the roots in one result; each answer
 /// is kept in sealed state (signed partial progress) and only what is missing is asked again.
-fn audit(call: &ToolCall<'_>, reply: ToolReply<'_>) -> Result<Done, Error> {
+fn audit<'o>(call: &ToolCall<'_>, reply: ToolReply<'o>) -> Result<Done<'o>, Error> {
     let approval = form("Approve the audit?", APPROVAL_FORM)?;
     let summary = sampling(SAMPLING_PLAIN)?;
     let mut open = [0u8; OPEN_SCRATCH_LEN];
@@ -837,7 +849,7 @@ fn audit(call: &ToolCall<'_>, reply: ToolReply<'_>) -> Result<Done, Error> {
 
 /// Asks for a name (form), a draft (sampling) and the roots, but only those the client
 /// declared; without any, it finishes at once with `{}`.
-fn adaptive(call: &ToolCall<'_>, reply: ToolReply<'_>) -> Result<Done, Error> {
+fn adaptive<'o>(call: &ToolCall<'_>, reply: ToolReply<'o>) -> Result<Done<'o>, Error> {
     let name = form("What is your name?", NAME_FORM)?;
     let draft = sampling(SAMPLING_PLAIN)?;
     let name_answer = if call.client_supports(&name) {
@@ -896,7 +908,11 @@ fn adaptive(call: &ToolCall<'_>, reply: ToolReply<'_>) -> Result<Done, Error> {
 
 /// Asks for a city, then answers with structured content (valid, or breaking the output
 /// schema when `broken`); a declined city is an explicit tool error.
-fn forecast(call: &ToolCall<'_>, reply: ToolReply<'_>, broken: bool) -> Result<Done, Error> {
+fn forecast<'o>(
+    call: &ToolCall<'_>,
+    reply: ToolReply<'o>,
+    broken: bool,
+) -> Result<Done<'o>, Error> {
     let city = form("Which city?", CITY_FORM)?;
     match call.response("city", &city)? {
         Response::Missing => Ok(reply.input_required().request("city", city).done()),
@@ -921,8 +937,8 @@ fn forecast(call: &ToolCall<'_>, reply: ToolReply<'_>, broken: bool) -> Result<D
 fn go_then<'o, K>(
     call: &RequestContext<'_>,
     reply: Reply<'o, K>,
-    then: impl FnOnce(Reply<'o, K>) -> Result<Done, Error>,
-) -> Result<Done, Error> {
+    then: impl FnOnce(Reply<'o, K>) -> Result<Done<'o>, Error>,
+) -> Result<Done<'o>, Error> {
     let go = form("Go on?", GO_FORM)?;
     match call.response("go", &go)? {
         Response::Missing => Ok(reply.input_required().request("go", go).state(PLAIN_STATE)),
@@ -931,7 +947,7 @@ fn go_then<'o, K>(
 }
 
 /// After a `go` round, fails as `kind` says.
-fn outcome(call: &ToolCall<'_>, reply: ToolReply<'_>) -> Result<Done, Error> {
+fn outcome<'o>(call: &ToolCall<'_>, reply: ToolReply<'o>) -> Result<Done<'o>, Error> {
     let kind = call.argument("kind").and_then(|v| v.as_str());
     go_then(call, reply, |reply| match kind {
         Some(k) if k.eq_str("typed") => Err(Error::rpc(ErrorCode(CONFLICT_CODE), CONFLICT_MESSAGE)),
@@ -941,7 +957,7 @@ fn outcome(call: &ToolCall<'_>, reply: ToolReply<'_>) -> Result<Done, Error> {
 }
 
 /// An `input_required` result with nothing in it, or with the same key twice.
-fn misplaced(call: &ToolCall<'_>, reply: ToolReply<'_>) -> Result<Done, Error> {
+fn misplaced<'o>(call: &ToolCall<'_>, reply: ToolReply<'o>) -> Result<Done<'o>, Error> {
     let ask = form("Go on?", GO_FORM)?;
     let duplicate = call
         .argument("kind")
@@ -984,7 +1000,7 @@ fn report<'b>(
 }
 
 /// First leg: asks `ok` with plain state; any retry: reports what the handler sees.
-fn inspect_tool(call: &ToolCall<'_>, reply: ToolReply<'_>) -> Result<Done, Error> {
+fn inspect_tool<'o>(call: &ToolCall<'_>, reply: ToolReply<'o>) -> Result<Done<'o>, Error> {
     if call.input_responses().is_none() && call.request_state().is_none() {
         let ok = form("OK?", GO_FORM)?;
         return Ok(reply.input_required().request("ok", ok).state(PLAIN_STATE));
@@ -995,7 +1011,7 @@ fn inspect_tool(call: &ToolCall<'_>, reply: ToolReply<'_>) -> Result<Done, Error
 }
 
 /// Like `inspect`, as a prompt.
-fn inspect_prompt(call: &PromptGet<'_>, reply: PromptReply<'_>) -> Result<Done, Error> {
+fn inspect_prompt<'o>(call: &PromptGet<'_>, reply: PromptReply<'o>) -> Result<Done<'o>, Error> {
     if call.input_responses().is_none() && call.request_state().is_none() {
         let ok = form("OK?", GO_FORM)?;
         return Ok(reply.input_required().request("ok", ok).state(PLAIN_STATE));
@@ -1008,7 +1024,10 @@ fn inspect_prompt(call: &PromptGet<'_>, reply: PromptReply<'_>) -> Result<Done, 
 }
 
 /// `mrtr://roots`: asks for the roots, then counts them.
-fn roots_resource(call: &ResourceRead<'_>, reply: ResourceReply<'_>) -> Result<Done, Error> {
+fn roots_resource<'o>(
+    call: &ResourceRead<'_>,
+    reply: ResourceReply<'o>,
+) -> Result<Done<'o>, Error> {
     match call.response("roots", &ListRoots)? {
         Response::Missing => Ok(reply.input_required().request("roots", ListRoots).done()),
         Response::Answered(roots) => Ok(reply.text_fmt(
@@ -1019,7 +1038,7 @@ fn roots_resource(call: &ResourceRead<'_>, reply: ResourceReply<'_>) -> Result<D
 }
 
 /// `sampled_prompt`: asks for a draft, then renders it as the assistant's message.
-fn sampled_prompt(call: &PromptGet<'_>, reply: PromptReply<'_>) -> Result<Done, Error> {
+fn sampled_prompt<'o>(call: &PromptGet<'_>, reply: PromptReply<'o>) -> Result<Done<'o>, Error> {
     let draft = sampling(SAMPLING_PLAIN)?;
     match call.response("draft", &draft)? {
         Response::Missing => Ok(reply.input_required().request("draft", draft).done()),
@@ -1078,42 +1097,42 @@ impl Guard {
 }
 
 impl Middleware for Guard {
-    fn call_tool<H: Handler>(
+    fn call_tool<'o, H: Handler>(
         &self,
         next: &H,
         call: &ToolCall<'_>,
-        reply: ToolReply<'_>,
-    ) -> Result<Done, Error> {
+        reply: ToolReply<'o>,
+    ) -> Result<Done<'o>, Error> {
         self.admit(call.principal())?;
         next.call_tool(call, reply)
     }
 
-    fn read_resource<H: Handler>(
+    fn read_resource<'o, H: Handler>(
         &self,
         next: &H,
         call: &ResourceRead<'_>,
-        reply: ResourceReply<'_>,
-    ) -> Result<Done, Error> {
+        reply: ResourceReply<'o>,
+    ) -> Result<Done<'o>, Error> {
         self.admit(call.principal())?;
         next.read_resource(call, reply)
     }
 
-    fn get_prompt<H: Handler>(
+    fn get_prompt<'o, H: Handler>(
         &self,
         next: &H,
         call: &PromptGet<'_>,
-        reply: PromptReply<'_>,
-    ) -> Result<Done, Error> {
+        reply: PromptReply<'o>,
+    ) -> Result<Done<'o>, Error> {
         self.admit(call.principal())?;
         next.get_prompt(call, reply)
     }
 
-    fn complete<H: Handler>(
+    fn complete<'o, H: Handler>(
         &self,
         next: &H,
         call: &Completion<'_>,
-        reply: CompletionReply<'_>,
-    ) -> Result<Done, Error> {
+        reply: CompletionReply<'o>,
+    ) -> Result<Done<'o>, Error> {
         self.admit(call.principal())?;
         next.complete(call, reply)
     }
@@ -1125,12 +1144,12 @@ impl Middleware for Guard {
 pub struct AsksForSampling;
 
 impl Middleware for AsksForSampling {
-    fn call_tool<H: Handler>(
+    fn call_tool<'o, H: Handler>(
         &self,
         _next: &H,
         _call: &ToolCall<'_>,
-        reply: ToolReply<'_>,
-    ) -> Result<Done, Error> {
+        reply: ToolReply<'o>,
+    ) -> Result<Done<'o>, Error> {
         let ask = sampling(SAMPLING_PLAIN)?;
         Ok(reply.input_required().request("summary", ask).done())
     }

@@ -26,9 +26,12 @@ fn fixture(keys: &StateKeys) -> Direct<MrtrFixture> {
         StateKeys::None => snodo_tests::fixture::config(),
         keys => config(leak(keys.options().expect("keys"))),
     };
-    Direct::new(Server::new(config, MrtrFixture::new()), server_info())
-        .counting(HANDLER_RUNS, MrtrFixture::handler_runs)
-        .counting(ARGUMENT_LEAKS, MrtrFixture::argument_leaks)
+    Direct::new(
+        Server::new(config, MrtrFixture::new()).expect("valid definitions"),
+        server_info(),
+    )
+    .counting(HANDLER_RUNS, MrtrFixture::handler_runs)
+    .counting(ARGUMENT_LEAKS, MrtrFixture::argument_leaks)
 }
 
 fn direct() -> Target {
@@ -47,7 +50,8 @@ fn middleware_answering_by_itself_is_admitted_against_the_request() {
     let server = Server::new(
         config(&opts),
         Layered::new(AsksForSampling, MrtrFixture::new()),
-    );
+    )
+    .expect("valid definitions");
     let params = tool("inspect", json!({}));
     expect(
         round(&server, &send(1, "tools/call", params.clone(), form_caps())),

@@ -33,8 +33,11 @@ fn preferences(keys: &StateKeys) -> Direct<Preferences> {
         StateKeys::None => snodo_tests::fixture::config(),
         keys => config(leak(keys.options().expect("keys"))),
     };
-    Direct::new(Server::new(config, Preferences::new()), server_info())
-        .counting(HANDLER_RUNS, Preferences::handler_runs)
+    Direct::new(
+        Server::new(config, Preferences::new()).expect("valid definitions"),
+        server_info(),
+    )
+    .counting(HANDLER_RUNS, Preferences::handler_runs)
 }
 
 fn direct() -> Target {
@@ -130,6 +133,7 @@ fn guarded(opts: &snodo_core::state::StateOptions) -> Server<'_, Layered<Guard, 
         config(opts),
         Layered::new(Guard::refusing("mallory"), Preferences::new()),
     )
+    .expect("valid definitions")
 }
 
 fn forbidden(id: i64) -> Value {

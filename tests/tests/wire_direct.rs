@@ -2010,7 +2010,7 @@ fn the_two_phase_round_writes_what_the_one_call_round_writes() {
                     Call::Prompt(c) => app.get_prompt(c, c.reply(&mut two, None)),
                     Call::Complete(c) => app.complete(c, c.reply(&mut two, None)),
                 };
-                call.finish(&mut two, outcome).unwrap()
+                call.finish(outcome).len(&mut two).unwrap()
             }
             other => panic!("{input}: {other:?}"),
         };

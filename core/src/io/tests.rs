@@ -237,7 +237,11 @@ impl Registry for Echo {
 }
 
 impl Handler for Echo {
-    fn call_tool(&self, call: &ToolCall<'_>, mut reply: ToolReply<'_>) -> Result<Done, Error> {
+    fn call_tool<'o>(
+        &self,
+        call: &ToolCall<'_>,
+        mut reply: ToolReply<'o>,
+    ) -> Result<Done<'o>, Error> {
         let text = call
             .argument("text")
             .and_then(|v| v.as_str())
@@ -258,7 +262,7 @@ fn echo(id: u32, text: &str) -> String {
 
 /// Serves `input` and returns the messages written, decoded.
 fn serve(framing: Framing, input: &[u8], chunk: usize) -> Vec<serde_json::Value> {
-    let server = Server::new(Config::new("echo", "1"), Echo);
+    let server = Server::new(Config::new("echo", "1"), Echo).expect("valid definitions");
     let mut link = mock(input, chunk);
     let mut serial = Serial::<{ input_capacity(256) }, { output_capacity(512) }>::new(framing);
     let mut clock = 0;
@@ -357,7 +361,7 @@ fn the_loop_serves_cobs_and_answers_corrupt_and_oversized_frames() {
 
 #[test]
 fn a_reply_that_does_not_fit_is_an_error_not_a_truncation() {
-    let server = Server::new(Config::new("echo", "1"), Echo);
+    let server = Server::new(Config::new("echo", "1"), Echo).expect("valid definitions");
     let long = "y".repeat(200);
     let input = std::format!("{}\n", echo(1, &long));
     let mut link = mock(input.as_bytes(), 64);
@@ -402,7 +406,7 @@ fn a_failing_link_ends_the_loop_with_its_error() {
             Ok(())
         }
     }
-    let server = Server::new(Config::new("echo", "1"), Echo);
+    let server = Server::new(Config::new("echo", "1"), Echo).expect("valid definitions");
     let mut serial = Serial::<64, 64>::new(Framing::Line);
     assert_eq!(serial.serve(&server, &mut Broken, || 0), Err(MockError));
 }

@@ -70,7 +70,7 @@ impl<'o> InputRequired<'o> {
 
     /// Ends the result with an application-managed `requestState` (ASCII without quotes or
     /// backslashes is written as is; anything else is escaped).
-    pub fn state(mut self, state: &str) -> Done {
+    pub fn state(mut self, state: &str) -> Done<'o> {
         self.begin_state();
         self.w.escaped(state);
         self.w.raw(b"\"");
@@ -81,7 +81,7 @@ impl<'o> InputRequired<'o> {
     /// Ends the result with `data_json` sealed into `requestState`: a token bound to this
     /// request's method, salient params and principal with the server's state keys (see
     /// [`crate::state`]). The token is written straight into the reply.
-    pub fn seal(mut self, data_json: &[u8]) -> Result<Done, Error> {
+    pub fn seal(mut self, data_json: &[u8]) -> Result<Done<'o>, Error> {
         let options = self
             .ctx
             .config()
@@ -104,14 +104,14 @@ impl<'o> InputRequired<'o> {
     }
 
     /// Ends the result without state (a client that got state before must drop it).
-    pub fn done(mut self) -> Done {
+    pub fn done(mut self) -> Done<'o> {
         self.close_requests();
         self.finish(false)
     }
 
-    fn finish(self, state: bool) -> Done {
+    fn finish(self, state: bool) -> Done<'o> {
         Done::input_required(
-            self.w.position(),
+            self.w,
             self.requests.map(|(start, end)| (start, end + 1)),
             state,
             self.unmet,

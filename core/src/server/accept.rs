@@ -6,6 +6,7 @@ use super::call::{
     Call, Completion, CompletionRef, PromptGet, ResourceRead, ResourceTarget, ToolCall, UriText,
     write_trailer,
 };
+use super::definitions::Refused;
 use super::reply::whole_error;
 use super::subscription::{Filter, Subscription};
 use super::verified::Verified;
@@ -13,7 +14,6 @@ use super::{Config, Registry, RequestContext, Round, lists, uri_template};
 use crate::json::{BufferTooSmall, JsonStr, Key, Object, Value, Visitor, Writer};
 use crate::protocol::{self, MetaError, MetaFields, Method, SUPPORTED_VERSIONS};
 use crate::rpc::{self, ErrorCode, Id, Incoming, Request};
-use crate::schema::Options as SchemaOptions;
 
 /// The outcome of [`Server::accept`].
 // No heap in the core: a call lives on the stack for one round, unboxed.
@@ -32,30 +32,48 @@ pub enum Accepted<'a> {
     Listen(Subscription<'a>),
 }
 
-/// A server: configuration plus the application's registry. It holds nothing of a round
-/// between rounds (only a memo of which tool input schemas are known to parse); every
-/// round is independent.
+/// A server: configuration plus the application's registry, whose definitions passed
+/// [`Server::check`] when it was made ([`Server::new`]), so that a bad definition is found at
+/// start-up, never on the wire. It holds nothing of a round between rounds (only a memo of
+/// which tool input schemas are known to parse); every round is independent.
 #[derive(Debug)]
 pub struct Server<'c, A> {
-    config: Config<'c>,
-    app: A,
+    pub(super) config: Config<'c>,
+    pub(super) app: A,
     /// Which tools' input schemas are known to parse (a memo of the definitions, no
     /// request data).
-    verified: Verified,
-}
-
-/// A definition in the registry that is not usable (found by [`Server::check`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct DefinitionError<'r> {
-    /// The name of the tool, resource or prompt.
-    pub name: &'r str,
-    /// What is wrong with it.
-    pub problem: &'static str,
+    pub(super) verified: Verified,
 }
 
 impl<'c, A: Registry> Server<'c, A> {
-    /// A server for `app`.
-    pub const fn new(config: Config<'c>, app: A) -> Self {
+    /// A server for `app`, once its definitions pass [`Server::check`]; otherwise the
+    /// refusal, which names the definition and gives the application back.
+    ///
+    /// ```
+    /// use snodo_core::server::{Config, Registry, Server, Tool};
+    ///
+    /// #[derive(Debug)]
+    /// struct Bad;
+    /// impl Registry for Bad {
+    ///     fn tools(&self) -> &[Tool<'_>] {
+    ///         const TOOLS: &[Tool<'static>] = &[Tool::new("x").input_schema("[]")];
+    ///         TOOLS
+    ///     }
+    /// }
+    /// let refused = Server::new(Config::new("s", "1.0"), Bad).unwrap_err();
+    /// assert_eq!(refused.to_string(), "x: inputSchema must be a JSON object");
+    /// ```
+    pub fn new(config: Config<'c>, app: A) -> Result<Self, Refused<A>> {
+        let server = Server::unchecked(config, app);
+        match server.first_problem() {
+            None => Ok(server),
+            Some((definition, problem)) => Err(Refused::new(server.app, definition, problem)),
+        }
+    }
+
+    /// A server whose definitions were not checked: only for the tests of what a round does
+    /// with a definition that went bad after the check.
+    pub(super) const fn unchecked(config: Config<'c>, app: A) -> Self {
         Server {
             config,
             app,
@@ -71,41 +89,6 @@ impl<'c, A: Registry> Server<'c, A> {
     /// The application.
     pub fn app(&self) -> &A {
         &self.app
-    }
-
-    /// Verifies the registry once (JSON members parse, schemas are objects), so a bad
-    /// definition is found at start-up rather than on the wire.
-    pub fn check(&self) -> Result<(), DefinitionError<'_>> {
-        let limits = &self.config.limits;
-        for (index, tool) in self.app.tools().iter().enumerate() {
-            let bad = |problem| DefinitionError {
-                name: tool.name,
-                problem,
-            };
-            let schema = crate::json::parse(tool.input_schema.as_bytes(), limits)
-                .map_err(|_| bad("inputSchema is not valid JSON"))?;
-            if schema.as_object().is_none() {
-                return Err(bad("inputSchema must be a JSON object"));
-            }
-            self.verified.set_input_schema(index, tool);
-            crate::schema::check_schema(schema, &SchemaOptions::DEFAULT)
-                .map_err(|_| bad("inputSchema uses a keyword wrongly or an unresolvable $ref"))?;
-            crate::protocol::http::check_annotations(schema)
-                .map_err(|_| bad("inputSchema has an invalid x-mcp-header annotation"))?;
-            let output = tool.output_schema.map(|text| (OUTPUT_SCHEMA, text));
-            check_members(output, tool.annotations, tool.icons, tool.meta, limits).map_err(bad)?;
-        }
-        let named = |name| move |problem| DefinitionError { name, problem };
-        for r in self.app.resources() {
-            check_members(None, r.annotations, r.icons, r.meta, limits).map_err(named(r.name))?;
-        }
-        for t in self.app.resource_templates() {
-            check_members(None, t.annotations, t.icons, t.meta, limits).map_err(named(t.name))?;
-        }
-        for p in self.app.prompts() {
-            check_members(None, None, p.icons, p.meta, limits).map_err(named(p.name))?;
-        }
-        Ok(())
     }
 
     /// Phase one: reads one message from `input` and either answers it in `out` or returns
@@ -411,44 +394,6 @@ fn completion<'a>(
 
 /// `requestState` must be a string and `inputResponses` an object of objects, checked before
 /// any handler runs.
-/// A JSON member of a definition that must be an object, and what to say when it is not.
-type ObjectMember<'t> = (&'static str, &'t str);
-
-const OUTPUT_SCHEMA: &str = "outputSchema must be a JSON object";
-
-/// Checks the JSON members a definition may carry: `extra` (a tool's output schema),
-/// `annotations` and `_meta` must be objects, `icons` an array of objects with a string `src`.
-fn check_members(
-    extra: Option<ObjectMember<'_>>,
-    annotations: Option<&str>,
-    icons: Option<&str>,
-    meta: Option<&str>,
-    limits: &crate::json::Limits,
-) -> Result<(), &'static str> {
-    let objects = [
-        extra,
-        annotations.map(|text| ("annotations must be a JSON object", text)),
-        meta.map(|text| ("_meta must be a JSON object", text)),
-    ];
-    for (problem, text) in objects.into_iter().flatten() {
-        let parsed = crate::json::parse(text.as_bytes(), limits).map_err(|_| problem)?;
-        parsed.as_object().ok_or(problem)?;
-    }
-    if let Some(text) = icons {
-        const ICONS: &str = "icons must be a JSON array of objects with a string src";
-        let parsed = crate::json::parse(text.as_bytes(), limits).map_err(|_| ICONS)?;
-        let all_have_src = parsed.as_array().ok_or(ICONS)?.iter().all(|icon| {
-            icon.as_object()
-                .and_then(|o| o.get("src"))
-                .is_some_and(|src| src.as_str().is_some())
-        });
-        if !all_have_src {
-            return Err(ICONS);
-        }
-    }
-    Ok(())
-}
-
 fn check_retry_envelope(
     request_state: Option<Value<'_>>,
     input_responses: Option<Value<'_>>,

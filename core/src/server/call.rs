@@ -12,12 +12,13 @@ use crate::protocol::META_SERVER_INFO;
 use crate::rpc::ErrorCode;
 
 /// What every call type shares: its request context (through `Deref`), `reply`, which starts
-/// the reply a handler writes, and `finish`, which admits the handler's outcome. `$call`
-/// names the call in the expressions for the URI the reply echoes and the finish rules.
+/// the reply a handler writes, and the rules its outcome is finished by. `$call` names the call
+/// in the expressions for the URI the reply echoes and the finish rules.
 macro_rules! call_plumbing {
     ($type:ident, $kind:ident, |$call:ident| { uri: $uri:expr, rules: $rules:expr $(,)? }) => {
         impl<'a> $type<'a> {
             /// Starts the reply in `out`. Progress and log notifications go to `notifier`.
+            /// The reply's [`Done`] carries `out` on to [`Call::finish`].
             pub fn reply<'o>(
                 &self,
                 out: &'o mut [u8],
@@ -31,16 +32,10 @@ macro_rules! call_plumbing {
                 Reply::start(out, self.ctx, notifier, $uri)
             }
 
-            /// Admits the handler's outcome and completes the response in `out`; returns its
-            /// length.
-            pub fn finish(
-                &self,
-                out: &mut [u8],
-                outcome: Result<Done, Error>,
-            ) -> Result<usize, BufferTooSmall> {
+            fn rules(&self) -> FinishRules<'a> {
                 #[allow(unused_variables, reason = "not every call has rules of its own")]
                 let $call = self;
-                finish(&self.ctx, out, outcome, $rules)
+                $rules
             }
         }
 
@@ -257,7 +252,7 @@ call_plumbing!(Completion, ForCompletion, |call| {
 /// A call the application must run.
 // No heap in the core: a call lives on the stack for one round, unboxed.
 #[allow(clippy::large_enum_variant)]
-#[derive(Clone, Copy, Debug)]
+#[derive(Debug)]
 pub enum Call<'a> {
     /// `tools/call`
     Tool(ToolCall<'a>),
@@ -280,17 +275,71 @@ impl<'a> Call<'a> {
         }
     }
 
-    /// Finishes whichever call this is.
-    pub fn finish(
-        &self,
-        out: &mut [u8],
-        outcome: Result<Done, Error>,
-    ) -> Result<usize, BufferTooSmall> {
-        match self {
-            Call::Tool(c) => c.finish(out, outcome),
-            Call::Resource(c) => c.finish(out, outcome),
-            Call::Prompt(c) => c.finish(out, outcome),
-            Call::Complete(c) => c.finish(out, outcome),
+    /// Phase three: admits the handler's outcome and completes the response in the buffer
+    /// the outcome's [`Done`] carries (the one its reply was started in). It consumes the
+    /// call, so a call is finished once:
+    ///
+    /// ```compile_fail,E0382
+    /// # use snodo_core::server::{Call, Done};
+    /// fn run<'o>(call: Call<'_>, first: Done<'o>, second: Done<'o>) {
+    ///     let _ = call.finish(Ok(first));
+    ///     let _ = call.finish(Ok(second)); // error: `call` was moved by the first finish
+    /// }
+    /// ```
+    ///
+    /// A handler's error has no buffer with it: [`Finished::len`] writes its response (a
+    /// whole message of its own) into the buffer given back to it then.
+    pub fn finish(self, outcome: Result<Done<'_>, Error>) -> Finished<'a> {
+        let (ctx, rules) = match &self {
+            Call::Tool(c) => (c.ctx, c.rules()),
+            Call::Resource(c) => (c.ctx, c.rules()),
+            Call::Prompt(c) => (c.ctx, c.rules()),
+            Call::Complete(c) => (c.ctx, c.rules()),
+        };
+        match outcome {
+            Ok(done) => Finished(Finish::Written(finish(&ctx, done, rules))),
+            Err(error) => Finished(Finish::Failed {
+                ctx,
+                error,
+                tool_errors: rules.tool_errors,
+            }),
+        }
+    }
+}
+
+/// A finished call: the response's length (see [`Call::finish`]).
+#[must_use = "the response is in the output buffer: send it"]
+#[derive(Debug)]
+pub struct Finished<'a>(Finish<'a>);
+
+#[derive(Debug)]
+enum Finish<'a> {
+    /// Completed in the reply's buffer.
+    Written(Result<usize, BufferTooSmall>),
+    /// The handler failed: its response is still to be written.
+    Failed {
+        ctx: RequestContext<'a>,
+        error: Error,
+        tool_errors: bool,
+    },
+}
+
+impl Finished<'_> {
+    /// The response's length in `out`, the buffer the call's reply was started in (free
+    /// again now that the reply is done); the response to a handler's error is written into
+    /// it here. `Err` when not even an error response fits.
+    pub fn len(self, out: &mut [u8]) -> Result<usize, BufferTooSmall> {
+        match self.0 {
+            Finish::Written(written) => written,
+            Finish::Failed {
+                ctx,
+                error,
+                tool_errors,
+            } => {
+                let mut w = Writer::new(out);
+                write_failure(&mut w, &ctx, error, tool_errors);
+                w.finish()
+            }
         }
     }
 }
@@ -316,74 +365,63 @@ impl FinishRules<'_> {
 
 fn finish(
     ctx: &RequestContext<'_>,
-    out: &mut [u8],
-    outcome: Result<Done, Error>,
+    done: Done<'_>,
     rules: FinishRules<'_>,
 ) -> Result<usize, BufferTooSmall> {
-    let fits = |end: usize| end <= out.len();
-    match outcome {
-        Ok(Done {
-            end,
-            shape: Shape::Whole,
-        }) if fits(end) => Ok(end),
-        Ok(Done {
-            end,
-            shape:
-                Shape::Members {
-                    any,
-                    is_error,
-                    structured,
-                },
-        }) if fits(end) => {
+    let Done { mut w, shape } = done;
+    if !w.fits() {
+        return internal(ctx, w, "the result does not fit in the output buffer");
+    }
+    match shape {
+        Shape::Whole => w.finish(),
+        Shape::Members {
+            any,
+            is_error,
+            structured,
+        } => {
             if let (Some(schema), false) = (rules.output_schema, is_error) {
-                if let Err(message) = check_output(out, structured, schema, &ctx.config.limits) {
-                    return internal(ctx, out, message);
+                let written = w.written().unwrap_or_default();
+                if let Err(message) = check_output(written, structured, schema, &ctx.config.limits)
+                {
+                    return internal(ctx, w, message);
                 }
             }
-            let mut w = Writer::resume(out, end);
             if any {
                 w.raw(b",");
             }
             write_trailer(&mut w, ctx.config, rules.cacheable);
             w.raw(b"}");
-            match w.finish() {
-                Ok(n) => Ok(n),
-                Err(_) => internal(ctx, out, "the result does not fit in the output buffer"),
-            }
+            close(ctx, w)
         }
-        Ok(Done {
-            end,
-            shape:
-                Shape::InputRequired {
-                    requests,
-                    state,
-                    unmet,
-                },
-        }) if fits(end) => {
+        Shape::InputRequired {
+            requests,
+            state,
+            unmet,
+        } => {
             if !ctx.method.allows_input_required() {
                 return internal(
                     ctx,
-                    out,
+                    w,
                     "input_required is allowed only for tools/call, resources/read and prompts/get",
                 );
             }
             if requests.is_none() && !state {
                 return internal(
                     ctx,
-                    out,
+                    w,
                     "an input_required result needs inputRequests or requestState",
                 );
             }
             if let Some((start, end)) = requests {
-                let unique = out
-                    .get(start..end)
+                let unique = w
+                    .written()
+                    .and_then(|b| b.get(start..end))
                     .is_some_and(|b| crate::json::parse(b, &ctx.config.limits).is_ok());
                 if !unique {
-                    return internal(ctx, out, "inputRequests keys must be unique");
+                    return internal(ctx, w, "inputRequests keys must be unique");
                 }
             }
             if !unmet.is_empty() {
-                let mut w = Writer::new(out);
                 whole_error(
                     &mut w,
                     Some(ctx.id),
@@ -397,46 +435,50 @@ fn finish(
                 );
                 return w.finish();
             }
-            let mut w = Writer::resume(out, end);
             w.raw(b",");
             write_trailer_as(&mut w, ctx.config, "input_required", false);
             w.raw(b"}");
-            match w.finish() {
-                Ok(n) => Ok(n),
-                Err(_) => internal(ctx, out, "the result does not fit in the output buffer"),
-            }
-        }
-        Ok(_) => internal(ctx, out, "the result does not fit in the output buffer"),
-        Err(e) if e.kind == ErrorKind::Failure && rules.tool_errors => {
-            let mut w = Writer::new(out);
-            w.raw(b"{\"jsonrpc\":\"2.0\",\"id\":");
-            ctx.id.write(&mut w);
-            w.raw(b",\"result\":{\"content\":[{\"type\":\"text\",\"text\":");
-            w.str(e.message);
-            w.raw(b"}],\"isError\":true,");
-            write_trailer(&mut w, ctx.config, false);
-            w.raw(b"}");
-            w.finish()
-        }
-        Err(e) => {
-            let code = if e.kind == ErrorKind::Failure {
-                ErrorCode::INTERNAL_ERROR
-            } else {
-                e.code
-            };
-            let mut w = Writer::new(out);
-            whole_error(&mut w, Some(ctx.id), code, e.message, None);
-            w.finish()
+            close(ctx, w)
         }
     }
 }
 
+/// Ends a completed result, or answers -32603 when it outgrew the buffer.
+fn close(ctx: &RequestContext<'_>, w: Writer<'_>) -> Result<usize, BufferTooSmall> {
+    if w.fits() {
+        w.finish()
+    } else {
+        internal(ctx, w, "the result does not fit in the output buffer")
+    }
+}
+
+/// The response to a handler's error: a tool error result (`isError`) for an untyped failure
+/// of a tool, a JSON-RPC error otherwise (-32603 for an untyped failure).
+fn write_failure(w: &mut Writer<'_>, ctx: &RequestContext<'_>, e: Error, tool_errors: bool) {
+    if e.kind == ErrorKind::Failure && tool_errors {
+        w.rewind(0);
+        w.raw(b"{\"jsonrpc\":\"2.0\",\"id\":");
+        ctx.id.write(w);
+        w.raw(b",\"result\":{\"content\":[{\"type\":\"text\",\"text\":");
+        w.str(e.message);
+        w.raw(b"}],\"isError\":true,");
+        write_trailer(w, ctx.config, false);
+        w.raw(b"}");
+        return;
+    }
+    let code = if e.kind == ErrorKind::Failure {
+        ErrorCode::INTERNAL_ERROR
+    } else {
+        e.code
+    };
+    whole_error(w, Some(ctx.id), code, e.message, None);
+}
+
 fn internal(
     ctx: &RequestContext<'_>,
-    out: &mut [u8],
+    mut w: Writer<'_>,
     message: &str,
 ) -> Result<usize, BufferTooSmall> {
-    let mut w = Writer::new(out);
     whole_error(
         &mut w,
         Some(ctx.id),
@@ -449,14 +491,14 @@ fn internal(
 
 /// Checks `structuredContent` against the tool's output schema.
 fn check_output(
-    out: &[u8],
+    written: &[u8],
     structured: Option<(usize, usize)>,
     schema: &str,
     limits: &Limits,
 ) -> Result<(), &'static str> {
     let (start, end) = structured
         .ok_or("the tool's result lacks the structuredContent its outputSchema requires")?;
-    let bytes = out
+    let bytes = written
         .get(start..end)
         .ok_or("the result does not fit in the output buffer")?;
     let value = crate::json::parse(bytes, limits)

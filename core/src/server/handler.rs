@@ -10,26 +10,34 @@ use crate::rpc::Id;
 /// An application whose handlers run to completion synchronously.
 pub trait Handler: Registry {
     /// Runs a tool.
-    fn call_tool(&self, call: &ToolCall<'_>, reply: ToolReply<'_>) -> Result<Done, Error>;
+    fn call_tool<'o>(&self, call: &ToolCall<'_>, reply: ToolReply<'o>) -> Result<Done<'o>, Error>;
 
     /// Reads a resource.
-    fn read_resource(
+    fn read_resource<'o>(
         &self,
         call: &ResourceRead<'_>,
-        reply: ResourceReply<'_>,
-    ) -> Result<Done, Error> {
+        reply: ResourceReply<'o>,
+    ) -> Result<Done<'o>, Error> {
         let _ = (call, reply);
         Err(Error::internal("this server does not read resources"))
     }
 
     /// Renders a prompt.
-    fn get_prompt(&self, call: &PromptGet<'_>, reply: PromptReply<'_>) -> Result<Done, Error> {
+    fn get_prompt<'o>(
+        &self,
+        call: &PromptGet<'_>,
+        reply: PromptReply<'o>,
+    ) -> Result<Done<'o>, Error> {
         let _ = (call, reply);
         Err(Error::internal("this server does not render prompts"))
     }
 
     /// Completes an argument; by default, no suggestions.
-    fn complete(&self, call: &Completion<'_>, reply: CompletionReply<'_>) -> Result<Done, Error> {
+    fn complete<'o>(
+        &self,
+        call: &Completion<'_>,
+        reply: CompletionReply<'o>,
+    ) -> Result<Done<'o>, Error> {
         let _ = call;
         Ok(reply.values(&[], false))
     }
@@ -74,6 +82,6 @@ impl<A: Handler> Server<'_, A> {
             Call::Prompt(c) => app.get_prompt(c, c.reply(out, sink())),
             Call::Complete(c) => app.complete(c, c.reply(out, sink())),
         };
-        call.finish(out, outcome).map(Handled::Reply)
+        call.finish(outcome).len(out).map(Handled::Reply)
     }
 }

@@ -16,42 +16,42 @@ use super::{
 /// Wraps handler dispatch. Every method defaults to passing the call on.
 pub trait Middleware {
     /// Around `tools/call`.
-    fn call_tool<H: Handler>(
+    fn call_tool<'o, H: Handler>(
         &self,
         next: &H,
         call: &ToolCall<'_>,
-        reply: ToolReply<'_>,
-    ) -> Result<Done, Error> {
+        reply: ToolReply<'o>,
+    ) -> Result<Done<'o>, Error> {
         next.call_tool(call, reply)
     }
 
     /// Around `resources/read`.
-    fn read_resource<H: Handler>(
+    fn read_resource<'o, H: Handler>(
         &self,
         next: &H,
         call: &ResourceRead<'_>,
-        reply: ResourceReply<'_>,
-    ) -> Result<Done, Error> {
+        reply: ResourceReply<'o>,
+    ) -> Result<Done<'o>, Error> {
         next.read_resource(call, reply)
     }
 
     /// Around `prompts/get`.
-    fn get_prompt<H: Handler>(
+    fn get_prompt<'o, H: Handler>(
         &self,
         next: &H,
         call: &PromptGet<'_>,
-        reply: PromptReply<'_>,
-    ) -> Result<Done, Error> {
+        reply: PromptReply<'o>,
+    ) -> Result<Done<'o>, Error> {
         next.get_prompt(call, reply)
     }
 
     /// Around `completion/complete`.
-    fn complete<H: Handler>(
+    fn complete<'o, H: Handler>(
         &self,
         next: &H,
         call: &Completion<'_>,
-        reply: CompletionReply<'_>,
-    ) -> Result<Done, Error> {
+        reply: CompletionReply<'o>,
+    ) -> Result<Done<'o>, Error> {
         next.complete(call, reply)
     }
 }
@@ -94,20 +94,28 @@ impl<M, H: Registry> Registry for Layered<M, H> {
 }
 
 impl<M: Middleware, H: Handler> Handler for Layered<M, H> {
-    fn call_tool(&self, call: &ToolCall<'_>, reply: ToolReply<'_>) -> Result<Done, Error> {
+    fn call_tool<'o>(&self, call: &ToolCall<'_>, reply: ToolReply<'o>) -> Result<Done<'o>, Error> {
         self.middleware.call_tool(&self.inner, call, reply)
     }
-    fn read_resource(
+    fn read_resource<'o>(
         &self,
         call: &ResourceRead<'_>,
-        reply: ResourceReply<'_>,
-    ) -> Result<Done, Error> {
+        reply: ResourceReply<'o>,
+    ) -> Result<Done<'o>, Error> {
         self.middleware.read_resource(&self.inner, call, reply)
     }
-    fn get_prompt(&self, call: &PromptGet<'_>, reply: PromptReply<'_>) -> Result<Done, Error> {
+    fn get_prompt<'o>(
+        &self,
+        call: &PromptGet<'_>,
+        reply: PromptReply<'o>,
+    ) -> Result<Done<'o>, Error> {
         self.middleware.get_prompt(&self.inner, call, reply)
     }
-    fn complete(&self, call: &Completion<'_>, reply: CompletionReply<'_>) -> Result<Done, Error> {
+    fn complete<'o>(
+        &self,
+        call: &Completion<'_>,
+        reply: CompletionReply<'o>,
+    ) -> Result<Done<'o>, Error> {
         self.middleware.complete(&self.inner, call, reply)
     }
 }

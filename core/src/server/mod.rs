@@ -8,8 +8,10 @@
 //!    typed [`Call`].
 //! 2. The adapter runs the application's handler — synchronously in firmware, as a future on a
 //!    host — with a reply started by the call (`call.reply(out, notifier)`). The handler
-//!    writes its result straight into the output buffer and returns [`Done`] or an [`Error`].
-//! 3. `call.finish(out, outcome)` admits the outcome and completes the response.
+//!    writes its result straight into the output buffer and returns [`Done`] (which holds
+//!    that buffer) or an [`Error`].
+//! 3. [`Call::finish`] admits the outcome and completes the response in the buffer the
+//!    `Done` carries; [`Finished::len`] gives its length (writing a handler's error first).
 //!
 //! [`Server::handle`] does all three for a synchronous [`Handler`]. Nothing of a round
 //! outlives it: the server keeps no state between rounds.
@@ -39,6 +41,7 @@ mod accept;
 mod call;
 mod config;
 mod context;
+mod definitions;
 mod error;
 mod handler;
 mod lists;
@@ -52,13 +55,14 @@ mod typed_args;
 mod uri_template;
 mod verified;
 
-pub use accept::{Accepted, DefinitionError, Server};
+pub use accept::{Accepted, Server};
 pub use call::{
-    Call, Completion, CompletionRef, MAX_ESCAPED_URI_LEN, PromptGet, ResourceRead, ResourceTarget,
-    ToolCall,
+    Call, Completion, CompletionRef, Finished, MAX_ESCAPED_URI_LEN, PromptGet, ResourceRead,
+    ResourceTarget, ToolCall,
 };
 pub use config::{CacheScope, Config, ListChanged, ServerCapabilities, ServerInfo};
 pub use context::{Principal, RequestContext, Round};
+pub use definitions::{DefinitionError, Refused};
 pub use error::{Error, ErrorKind};
 pub use handler::{Handled, Handler};
 pub use middleware::{Layered, Middleware};

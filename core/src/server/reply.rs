@@ -3,8 +3,9 @@
 //! A [`Reply`] starts the response envelope when the core creates it; the handler adds the
 //! result's members through the typed methods of its kind ([`ToolReply`], [`ResourceReply`],
 //! [`PromptReply`], [`CompletionReply`]), each of which consumes the reply and returns
-//! [`Done`]. Only a reply can make a `Done`, so a handler cannot finish without writing, and the
-//! core's `finish` then admits the outcome and closes the envelope.
+//! [`Done`]. Only a reply can make a `Done`, so a handler cannot finish without writing; and the
+//! `Done` carries the reply's borrow of the output buffer to the call's `finish`, which admits
+//! the outcome and closes the envelope in that same buffer (it takes no buffer of its own).
 
 use core::marker::PhantomData;
 
@@ -36,12 +37,53 @@ pub type PromptReply<'o> = Reply<'o, ForPrompt>;
 /// The reply to a `completion/complete`.
 pub type CompletionReply<'o> = Reply<'o, ForCompletion>;
 
-/// Proof that a reply was written; hand it back to the call's `finish`.
+/// Proof that a reply was written, holding the output buffer it was written in; hand it back
+/// to the call's `finish`, which completes the response in that buffer.
+///
+/// The buffer stays borrowed from the reply to the finish, so nothing else can write it in
+/// between, and `finish` cannot be given another one. The round, with the handler's outcome
+/// made by `reply` from the buffer:
+///
+/// ```
+/// # use snodo_core::server::{Call, Done, Error};
+/// fn run(call: Call<'_>, reply: impl FnOnce(&mut [u8]) -> Result<Done<'_>, Error>) -> usize {
+///     let mut out = [0u8; 256];
+///     let outcome = reply(&mut out);
+///     // The length of the response in `out` (a handler's error is written there now).
+///     call.finish(outcome).len(&mut out).unwrap_or(0)
+/// }
+/// ```
+///
+/// ```compile_fail,E0506
+/// # use snodo_core::server::{Call, Done};
+/// fn run(call: Call<'_>, reply: impl FnOnce(&mut [u8]) -> Done<'_>) {
+///     let mut out = [0u8; 256];
+///     let done = reply(&mut out);
+///     out[0] = b'x'; // error: `out` is still borrowed by `done`
+///     let _ = call.finish(Ok(done));
+/// }
+/// ```
+///
+/// ```compile_fail,E0061
+/// # use snodo_core::server::{Call, Done};
+/// fn run(call: Call<'_>, done: Done<'_>, other: &mut [u8]) {
+///     let _ = call.finish(other, Ok(done)); // error: `finish` takes no buffer
+/// }
+/// ```
 #[must_use = "give Done back to the call's finish"]
-#[derive(Debug, PartialEq, Eq)]
-pub struct Done {
-    pub(crate) end: usize,
+pub struct Done<'o> {
+    /// The reply's writer: the buffer, and how far the reply reached in it.
+    pub(crate) w: Writer<'o>,
     pub(crate) shape: Shape,
+}
+
+impl core::fmt::Debug for Done<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Done")
+            .field("end", &self.w.position())
+            .field("shape", &self.shape)
+            .finish()
+    }
 }
 
 /// What the handler wrote.
@@ -67,15 +109,15 @@ pub(crate) enum Shape {
     },
 }
 
-impl Done {
+impl<'o> Done<'o> {
     pub(crate) fn input_required(
-        end: usize,
+        w: Writer<'o>,
         requests: Option<(usize, usize)>,
         state: bool,
         unmet: crate::protocol::ClientCapabilities,
-    ) -> Done {
+    ) -> Self {
         Done {
-            end,
+            w,
             shape: Shape::InputRequired {
                 requests,
                 state,
@@ -135,9 +177,9 @@ impl<'o, K> Reply<'o, K> {
         &mut self.w
     }
 
-    fn done(self, is_error: bool, structured: Option<(usize, usize)>) -> Done {
+    fn done(self, is_error: bool, structured: Option<(usize, usize)>) -> Done<'o> {
         Done {
-            end: self.w.position(),
+            w: self.w,
             shape: Shape::Members {
                 any: self.any,
                 is_error,
@@ -148,7 +190,7 @@ impl<'o, K> Reply<'o, K> {
 
     /// Writes the result's members directly (for shapes the typed methods do not cover).
     /// `resultType` and `_meta` are added by the core and must not be written here.
-    pub fn result(mut self, f: impl FnOnce(&mut ObjectWriter<'_, 'o>)) -> Done {
+    pub fn result(mut self, f: impl FnOnce(&mut ObjectWriter<'_, 'o>)) -> Done<'o> {
         let mut members = ObjectWriter::continuing(&mut self.w, !self.any);
         f(&mut members);
         self.any = members.wrote_any();
@@ -170,7 +212,7 @@ impl<'o, K> Reply<'o, K> {
     }
 
     /// Answers with a JSON-RPC error whose message is formatted (a typed failure).
-    pub fn rpc_error(self, code: ErrorCode, message: core::fmt::Arguments<'_>) -> Done {
+    pub fn rpc_error(self, code: ErrorCode, message: core::fmt::Arguments<'_>) -> Done<'o> {
         self.rpc_error_with_data(code, message, None::<fn(&mut Writer<'o>)>)
     }
 
@@ -180,7 +222,7 @@ impl<'o, K> Reply<'o, K> {
         code: ErrorCode,
         message: core::fmt::Arguments<'_>,
         data: Option<impl FnOnce(&mut Writer<'o>)>,
-    ) -> Done {
+    ) -> Done<'o> {
         self.w.rewind(0);
         self.w.raw(b"{\"jsonrpc\":\"2.0\",\"id\":");
         self.ctx.id.write(&mut self.w);
@@ -194,7 +236,7 @@ impl<'o, K> Reply<'o, K> {
         }
         self.w.raw(b"}}");
         Done {
-            end: self.w.position(),
+            w: self.w,
             shape: Shape::Whole,
         }
     }
@@ -269,27 +311,27 @@ impl<'o, K> Reply<'o, K> {
 
 impl<'o> Reply<'o, ForTool> {
     /// A result with one text block.
-    pub fn text(self, text: &str) -> Done {
+    pub fn text(self, text: &str) -> Done<'o> {
         self.content(|c| {
             c.text(text);
         })
     }
 
     /// A result with one text block of formatted text.
-    pub fn text_fmt(self, text: core::fmt::Arguments<'_>) -> Done {
+    pub fn text_fmt(self, text: core::fmt::Arguments<'_>) -> Done<'o> {
         self.content(|c| {
             c.text_fmt(text);
         })
     }
 
     /// A result whose content blocks `f` writes.
-    pub fn content(mut self, f: impl FnOnce(&mut Content<'_, '_, 'o>)) -> Done {
+    pub fn content(mut self, f: impl FnOnce(&mut Content<'_, '_, 'o>)) -> Done<'o> {
         self.member("content").array(|a| f(&mut Content { a }));
         self.done(false, None)
     }
 
     /// A result with `structuredContent` written by `f`, mirrored as a JSON text block.
-    pub fn structured(mut self, f: impl FnOnce(&mut Writer<'o>)) -> Done {
+    pub fn structured(mut self, f: impl FnOnce(&mut Writer<'o>)) -> Done<'o> {
         let w = self.member("structuredContent");
         let start = w.position();
         f(w);
@@ -303,12 +345,12 @@ impl<'o> Reply<'o, ForTool> {
 
     /// A tool error result (`isError: true`) with one text block: an execution failure the
     /// model can read and act on.
-    pub fn error_text(self, text: &str) -> Done {
+    pub fn error_text(self, text: &str) -> Done<'o> {
         self.error_fmt(format_args!("{text}"))
     }
 
     /// Like [`Reply::error_text`] with formatted text.
-    pub fn error_fmt(mut self, text: core::fmt::Arguments<'_>) -> Done {
+    pub fn error_fmt(mut self, text: core::fmt::Arguments<'_>) -> Done<'o> {
         self.member("content").array(|a| {
             Content { a }.text_fmt(text);
         });
@@ -392,10 +434,10 @@ impl Content<'_, '_, '_> {
     }
 }
 
-impl Reply<'_, ForResource> {
+impl<'o> Reply<'o, ForResource> {
     /// The resource does not exist after all (a template matched, but nothing is there):
     /// -32602 with `data.uri`, as for a URI the core could not match.
-    pub fn not_found(self) -> Done {
+    pub fn not_found(self) -> Done<'o> {
         let uri = self.uri;
         self.rpc_error_with_data(
             ErrorCode::INVALID_PARAMS,
@@ -411,12 +453,12 @@ impl Reply<'_, ForResource> {
     }
 
     /// One text content for the requested URI.
-    pub fn text(self, mime_type: Option<&str>, text: &str) -> Done {
+    pub fn text(self, mime_type: Option<&str>, text: &str) -> Done<'o> {
         self.text_fmt(mime_type, format_args!("{text}"))
     }
 
     /// One text content of formatted text for the requested URI.
-    pub fn text_fmt(mut self, mime_type: Option<&str>, text: core::fmt::Arguments<'_>) -> Done {
+    pub fn text_fmt(mut self, mime_type: Option<&str>, text: core::fmt::Arguments<'_>) -> Done<'o> {
         let uri = self.uri;
         self.member("contents").array(|a| {
             a.object(|o| {
@@ -433,7 +475,7 @@ impl Reply<'_, ForResource> {
     }
 
     /// One binary content (base64) for the requested URI.
-    pub fn blob(mut self, mime_type: Option<&str>, data_base64: &str) -> Done {
+    pub fn blob(mut self, mime_type: Option<&str>, data_base64: &str) -> Done<'o> {
         let uri = self.uri;
         self.member("contents").array(|a| {
             a.object(|o| {
@@ -456,7 +498,7 @@ impl<'o> Reply<'o, ForPrompt> {
         mut self,
         description: Option<&str>,
         f: impl FnOnce(&mut Messages<'_, '_, 'o>),
-    ) -> Done {
+    ) -> Done<'o> {
         if let Some(d) = description {
             self.member("description").str(d);
         }
@@ -515,9 +557,9 @@ impl Role {
     }
 }
 
-impl Reply<'_, ForCompletion> {
+impl<'o> Reply<'o, ForCompletion> {
     /// Completion values (at most 100 are written), with `hasMore`.
-    pub fn values(mut self, values: &[&str], has_more: bool) -> Done {
+    pub fn values(mut self, values: &[&str], has_more: bool) -> Done<'o> {
         self.member("completion").object(|c| {
             c.array("values", |a| {
                 for v in values.iter().take(100) {

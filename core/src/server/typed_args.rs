@@ -73,7 +73,11 @@ mod tests {
     }
 
     impl Handler for App {
-        fn call_tool(&self, call: &ToolCall<'_>, reply: ToolReply<'_>) -> Result<Done, Error> {
+        fn call_tool<'o>(
+            &self,
+            call: &ToolCall<'_>,
+            reply: ToolReply<'o>,
+        ) -> Result<Done<'o>, Error> {
             #[derive(Deserialize)]
             struct Borrowed<'a> {
                 channel: u8,
@@ -94,7 +98,7 @@ mod tests {
         let input = std::format!(
             r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{{META},"name":"label","arguments":{arguments}}}}}"#
         );
-        let server = Server::new(Config::new("t", "1"), App);
+        let server = Server::new(Config::new("t", "1"), App).expect("valid definitions");
         let mut out = [0u8; 1024];
         let n = match server.handle(input.as_bytes(), Round::anonymous(0), &mut out, None) {
             Ok(Handled::Reply(n)) => n,

@@ -122,7 +122,7 @@ mod tests {
     }
 
     impl Handler for Switching {
-        fn call_tool(&self, _: &ToolCall<'_>, reply: ToolReply<'_>) -> Result<Done, Error> {
+        fn call_tool<'o>(&self, _: &ToolCall<'_>, reply: ToolReply<'o>) -> Result<Done<'o>, Error> {
             Ok(reply.text("ran"))
         }
     }
@@ -140,7 +140,8 @@ mod tests {
 
     #[test]
     fn every_round_sees_the_definition_it_is_given() {
-        let server = Server::new(Config::new("s", "1"), Switching(AtomicBool::new(false)));
+        let server = Server::new(Config::new("s", "1"), Switching(AtomicBool::new(false)))
+            .expect("valid at first");
         for _ in 0..3 {
             assert!(call(&server, r#"{"n":1}"#).contains(r#""text":"ran""#));
             assert!(call(&server, "{}").contains("Invalid arguments"));
@@ -163,16 +164,18 @@ mod tests {
     }
 
     impl Handler for Inline {
-        fn call_tool(&self, _: &ToolCall<'_>, reply: ToolReply<'_>) -> Result<Done, Error> {
+        fn call_tool<'o>(&self, _: &ToolCall<'_>, reply: ToolReply<'o>) -> Result<Done<'o>, Error> {
             Ok(reply.text("ran"))
         }
     }
 
     #[test]
     fn a_moved_server_starts_over() {
-        let valid = Server::new(Config::new("s", "1"), Inline([VALID[0], VALID[1]]));
+        let valid = Server::new(Config::new("s", "1"), Inline([VALID[0], VALID[1]]))
+            .expect("valid definitions");
         assert!(call(&valid, r#"{"n":1}"#).contains(r#""text":"ran""#));
-        let mut broken = Box::new(Server::new(
+        // Made as a registry that went bad after its check would be: unchecked.
+        let mut broken = Box::new(Server::unchecked(
             Config::new("s", "1"),
             Inline([BROKEN[0], BROKEN[1]]),
         ));

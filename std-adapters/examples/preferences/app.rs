@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use snodo_std::Checked;
+use snodo_core::server::Server;
 use snodo_std::typed::{
     CompletionQuery, CompletionTarget, Cx, NoArgs, PromptMessages, ServerBuilder, Stop, Structured,
     ToolError, TypedApp, prompt, resource, server as typed_server, template, tool,
@@ -28,8 +28,9 @@ preview://preferences and greeting://{name}. Prompts: greeting_prompt, preferenc
 const READ_ONLY: &str = r#"{"readOnlyHint":true,"idempotentHint":true,"openWorldHint":false}"#;
 const READ_ONLY_SLOW: &str = r#"{"readOnlyHint":true,"openWorldHint":false}"#;
 
-/// The server, checked. Its sealed request state uses a secret drawn at start-up.
-pub fn server() -> Checked<TypedApp> {
+/// The server (its definitions checked). Its sealed request state uses a secret drawn at
+/// start-up.
+pub fn server() -> Server<'static, TypedApp> {
     let built = definitions(
         typed_server("snodo-preferences", env!("CARGO_PKG_VERSION"))
             .title("Snodo preferences example")

@@ -84,7 +84,7 @@ fn final_text(result: &Value) -> &str {
 
 /// Runs every flow; prints one line per flow and returns whether all ended as expected.
 pub async fn run() -> bool {
-    let server = super::app::server().into_server();
+    let server = super::app::server();
     let preview = r#"{"color":"teal","style":"bold","status":"preview"}"#;
     let cases = [
         (

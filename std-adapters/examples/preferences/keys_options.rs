@@ -61,12 +61,12 @@ impl StateKeys {
         let built = app::server();
         let Some(source) = source else {
             return Ok(StateKeys {
-                slot: ServerSlot::new(built.into_shared()),
+                slot: ServerSlot::new(Arc::new(built)),
                 reloader: None,
             });
         };
-        let config = *built.server().config();
-        let definitions = built.server().app().clone();
+        let config = *built.config();
+        let definitions = built.app().clone();
         let reloader = KeyRingReloader::start(source, Ttl::DEFAULT, move |state| {
             Server::new(config.with_state(state), definitions.clone())
         })
@@ -77,20 +77,11 @@ impl StateKeys {
         })
     }
 
-    /// [`load`](Self::load), then the server's definitions checked; logs what is wrong.
+    /// [`load`](Self::load); logs what is wrong.
     pub fn load_checked(source: Option<KeyRingSource>) -> Option<StateKeys> {
-        let keys = match StateKeys::load(source) {
-            Ok(keys) => keys,
-            Err(problem) => {
-                tracing::error!("{problem}");
-                return None;
-            }
-        };
-        if let Err(e) = keys.slot.load().check() {
-            tracing::error!(name = e.name, problem = e.problem, "bad definition");
-            return None;
-        }
-        Some(keys)
+        StateKeys::load(source)
+            .inspect_err(|problem| tracing::error!("{problem}"))
+            .ok()
     }
 
     /// The slot holding the server new requests use.

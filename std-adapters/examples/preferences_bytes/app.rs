@@ -37,7 +37,7 @@ impl Registry for Flows {
 }
 
 impl Handler for Flows {
-    fn call_tool(&self, call: &ToolCall<'_>, reply: ToolReply<'_>) -> Result<Done, Error> {
+    fn call_tool<'o>(&self, call: &ToolCall<'_>, reply: ToolReply<'o>) -> Result<Done<'o>, Error> {
         let ran = if more_flows::TOOLS.iter().any(|t| t.name == call.name()) {
             more_flows::call_tool(call, reply)
         } else {
@@ -46,15 +46,19 @@ impl Handler for Flows {
         ran.unwrap_or(Err(Error::invalid_params("Unknown tool")))
     }
 
-    fn read_resource(
+    fn read_resource<'o>(
         &self,
         call: &ResourceRead<'_>,
-        reply: ResourceReply<'_>,
-    ) -> Result<Done, Error> {
+        reply: ResourceReply<'o>,
+    ) -> Result<Done<'o>, Error> {
         mrtr_app::read_resource(call, reply)
     }
 
-    fn get_prompt(&self, call: &PromptGet<'_>, reply: PromptReply<'_>) -> Result<Done, Error> {
+    fn get_prompt<'o>(
+        &self,
+        call: &PromptGet<'_>,
+        reply: PromptReply<'o>,
+    ) -> Result<Done<'o>, Error> {
         mrtr_app::get_prompt(call, reply)
     }
 }

@@ -226,8 +226,8 @@ pub fn url_consent<'b>(ctx: &RequestContext<'_>, s: &'b mut Scratch) -> Result<S
 pub fn write<'o, K>(
     reply: Reply<'o, K>,
     step: Step<'_>,
-    finish: impl FnOnce(Reply<'o, K>, &str) -> Done,
-) -> Result<Done, Error> {
+    finish: impl FnOnce(Reply<'o, K>, &str) -> Done<'o>,
+) -> Result<Done<'o>, Error> {
     match step {
         Step::Ask {
             key,

@@ -19,14 +19,13 @@ mod mrtr_app;
 use std::process::ExitCode;
 
 use snodo_core::server::{Config, Server};
-use snodo_std::Checked;
 
 use app::Flows;
 
 fn main() -> ExitCode {
     let config = Config::new("snodo-preferences-bytes", env!("CARGO_PKG_VERSION"))
         .with_state(snodo_std::process_state_options());
-    let server = match Checked::new(Server::new(config, Flows)) {
+    let server = match Server::new(config, Flows) {
         Ok(server) => server,
         Err(e) => {
             eprintln!("preferences_bytes: bad definition: {e}");

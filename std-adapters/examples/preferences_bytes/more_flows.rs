@@ -36,7 +36,7 @@ pub const MAX_ROOTS_SHOWN: usize = 8;
 const PREVIEW_LEN: usize = 2048;
 
 /// Runs one of these tools; `None` if `call` is not one of them.
-pub fn call_tool(call: &ToolCall<'_>, reply: ToolReply<'_>) -> Option<Result<Done, Error>> {
+pub fn call_tool<'o>(call: &ToolCall<'_>, reply: ToolReply<'o>) -> Option<Result<Done<'o>, Error>> {
     Some(match call.name() {
         "sampling_preview" => sampling_preview(call, reply),
         "roots_preview" => roots_preview(call, reply),
@@ -54,7 +54,7 @@ fn color_form() -> Result<Elicitation<'static>, Error> {
 }
 
 /// Finishes with the JSON object `fill` writes, or a tool error when it does not fit.
-fn preview(reply: ToolReply<'_>, fill: impl FnOnce(&mut Writer<'_>)) -> Done {
+fn preview<'o>(reply: ToolReply<'o>, fill: impl FnOnce(&mut Writer<'_>)) -> Done<'o> {
     let mut buf = [0u8; PREVIEW_LEN];
     let mut w = Writer::new(&mut buf);
     fill(&mut w);
@@ -73,7 +73,7 @@ fn sampled_text<'a>(message: &SampledMessage<'a>) -> Option<JsonStr<'a>> {
 }
 
 /// One sampled suggestion: `{"suggestion":…,"model":…,"status":"preview"}`.
-fn sampling_preview(call: &ToolCall<'_>, reply: ToolReply<'_>) -> Result<Done, Error> {
+fn sampling_preview<'o>(call: &ToolCall<'_>, reply: ToolReply<'o>) -> Result<Done<'o>, Error> {
     let ask = suggestion_request()?;
     let message = match call.response("suggestion", &ask)? {
         Response::Missing => return Ok(reply.input_required().request("suggestion", ask).done()),
@@ -94,7 +94,7 @@ fn sampling_preview(call: &ToolCall<'_>, reply: ToolReply<'_>) -> Result<Done, E
 }
 
 /// The client's roots: `{"rootCount":N,"roots":[…],"status":"preview"}`.
-fn roots_preview(call: &ToolCall<'_>, reply: ToolReply<'_>) -> Result<Done, Error> {
+fn roots_preview<'o>(call: &ToolCall<'_>, reply: ToolReply<'o>) -> Result<Done<'o>, Error> {
     let roots = match call.response("roots", &ListRoots)? {
         Response::Missing => return Ok(reply.input_required().request("roots", ListRoots).done()),
         Response::Answered(roots) => roots,
@@ -117,7 +117,7 @@ fn roots_preview(call: &ToolCall<'_>, reply: ToolReply<'_>) -> Result<Done, Erro
 /// three are asked for again (a compliant client answers every request of a round at once).
 /// Finishes with `{"color":…,"suggestion":…,"rootCount":N,"status":"preview"}`, or
 /// `{"status":<action>}` when the color is declined or cancelled.
-fn combined_preview(call: &ToolCall<'_>, reply: ToolReply<'_>) -> Result<Done, Error> {
+fn combined_preview<'o>(call: &ToolCall<'_>, reply: ToolReply<'o>) -> Result<Done<'o>, Error> {
     let color_ask = color_form()?;
     let suggestion_ask = suggestion_request()?;
     let mut open = [0u8; OPEN_SCRATCH_LEN];

@@ -30,7 +30,7 @@ pub const PROMPT: Prompt<'static> = Prompt::new("preference_prompt")
     .arguments(&[PromptArgument::optional("subject")]);
 
 /// Runs a flow tool; `None` if `call` is not one of them.
-pub fn call_tool(call: &ToolCall<'_>, reply: ToolReply<'_>) -> Option<Result<Done, Error>> {
+pub fn call_tool<'o>(call: &ToolCall<'_>, reply: ToolReply<'o>) -> Option<Result<Done<'o>, Error>> {
     let mut scratch = Scratch::default();
     let step = match call.name() {
         "preference_preview" => flow::preferences(call, &mut scratch),
@@ -42,7 +42,10 @@ pub fn call_tool(call: &ToolCall<'_>, reply: ToolReply<'_>) -> Option<Result<Don
 }
 
 /// Reads `preview://preferences` through the flow.
-pub fn read_resource(call: &ResourceRead<'_>, reply: ResourceReply<'_>) -> Result<Done, Error> {
+pub fn read_resource<'o>(
+    call: &ResourceRead<'_>,
+    reply: ResourceReply<'o>,
+) -> Result<Done<'o>, Error> {
     let mut scratch = Scratch::default();
     let step: Step<'_> = flow::preferences(call, &mut scratch)?;
     flow::write(reply, step, |r, text| {
@@ -51,7 +54,7 @@ pub fn read_resource(call: &ResourceRead<'_>, reply: ResourceReply<'_>) -> Resul
 }
 
 /// Renders `preference_prompt` through the flow.
-pub fn get_prompt(call: &PromptGet<'_>, reply: PromptReply<'_>) -> Result<Done, Error> {
+pub fn get_prompt<'o>(call: &PromptGet<'_>, reply: PromptReply<'o>) -> Result<Done<'o>, Error> {
     let mut scratch = Scratch::default();
     let step = flow::preferences(call, &mut scratch)?;
     flow::write(reply, step, |r, text| {

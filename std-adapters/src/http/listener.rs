@@ -46,11 +46,8 @@ impl ShutdownHandle {
 }
 
 impl<A: AsyncHandler + 'static> HttpListener<A> {
-    /// Binds [`HttpConfig::addr`] for `server`, with anonymous callers and no change events.
-    ///
-    /// This byte-level entry serves `server` as given: check its definitions first
-    /// ([`Checked::new`](crate::Checked::new) does, and the typed layer's `build()` returns a
-    /// [`Checked`](crate::Checked)); [`serve_http`](crate::serve_http) takes only a checked one.
+    /// Binds [`HttpConfig::addr`] for `server`, with anonymous callers and no change events
+    /// ([`serve_http`](crate::serve_http) does this and starts the runtime too).
     pub async fn bind(server: Arc<Server<'static, A>>, config: HttpConfig) -> io::Result<Self> {
         Self::bind_service(McpService::new(server, config)).await
     }

@@ -21,14 +21,14 @@
 //! }
 //!
 //! impl AsyncHandler for App {
-//!     async fn call_tool(&self, _: &ToolCall<'_>, reply: ToolReply<'_>) -> Result<Done, Error> {
+//!     async fn call_tool<'o>(&self, _: &ToolCall<'_>, reply: ToolReply<'o>) -> Result<Done<'o>, Error> {
 //!         Ok(reply.text("pong"))
 //!     }
 //! }
 //!
 //! # async fn run() -> std::io::Result<()> {
-//! let server = Arc::new(Server::new(Config::new("ping", "1.0.0"), App));
-//! let listener = HttpListener::bind(server, HttpConfig::new()).await?;
+//! let server = Server::new(Config::new("ping", "1.0.0"), App).map_err(std::io::Error::other)?;
+//! let listener = HttpListener::bind(Arc::new(server), HttpConfig::new()).await?;
 //! println!("{}", listener.url()?); // http://127.0.0.1:8080/mcp
 //! let shutdown = listener.shutdown_handle(); // shutdown.shutdown() ends `serve` gracefully
 //! listener.serve().await

@@ -106,9 +106,6 @@ const KEEP_BUFFERS: usize = 64;
 
 impl<A: AsyncHandler + 'static> McpService<A> {
     /// The endpoint for `server`, with anonymous callers and no change events.
-    ///
-    /// `server` is served as given: check its definitions first with
-    /// [`Checked::new`](crate::Checked::new) (or build it with the typed layer, which does).
     pub fn new(server: Arc<Server<'static, A>>, config: HttpConfig) -> Self {
         Self::with_slot(ServerSlot::new(server), config)
     }
@@ -377,8 +374,8 @@ async fn run<A: AsyncHandler + 'static>(
         Ok(Accepted::Call(call)) => {
             let key = RequestKey::new(principal.as_deref(), call.context().id());
             let (registration, cancelled) = shared.in_flight.admit(key);
+            let mut notifier = ChannelNotifier { outputs: &outputs };
             let outcome = {
-                let mut notifier = ChannelNotifier { outputs: &outputs };
                 let running =
                     catch_unwind(run_call(server.app(), &call, &mut out, Some(&mut notifier)));
                 tokio::select! {
@@ -398,14 +395,15 @@ async fn run<A: AsyncHandler + 'static>(
                         tracing::error!(id = ?call.context().id(), "handler panicked");
                         Err(Error::internal("The handler failed"))
                     });
-                    Some(match call.finish(&mut out, outcome) {
+                    let id = call.context().id();
+                    Some(match call.finish(outcome).len(&mut out) {
                         Ok(len) => {
                             let reply = Bytes::copy_from_slice(&out[..len]);
                             Out::Reply(reply.clone(), status_of(&reply))
                         }
                         Err(too_small) => {
                             tracing::warn!(required = too_small.required, "reply too large");
-                            too_large(Some(call.context().id()))
+                            too_large(Some(id))
                         }
                     })
                 }

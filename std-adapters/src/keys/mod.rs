@@ -39,7 +39,7 @@
 //! }
 //!
 //! impl AsyncHandler for App {
-//!     async fn call_tool(&self, _: &ToolCall<'_>, reply: ToolReply<'_>) -> Result<Done, Error> {
+//!     async fn call_tool<'o>(&self, _: &ToolCall<'_>, reply: ToolReply<'o>) -> Result<Done<'o>, Error> {
 //!         Ok(reply.text("pong"))
 //!     }
 //! }

@@ -3,11 +3,12 @@
 use std::fmt;
 use std::sync::{Arc, Mutex, PoisonError};
 
-use snodo_core::server::Server;
+use snodo_core::server::{Refused, Registry, Server};
 use snodo_core::state::{StateOptions, Ttl};
 
 use super::ring_text::RingText;
 use super::source::{KeyRingError, KeyRingSource};
+use crate::serve::CheckError;
 use crate::server_slot::ServerSlot;
 
 /// Most distinct key rings one process keys. A server borrows its state options for
@@ -19,7 +20,8 @@ pub const MAX_RINGS_PER_PROCESS: usize = 64;
 /// Builds a server around state options (for example
 /// `|state| Server::new(config.with_state(state), App::new())`), however the application
 /// assembles its server.
-pub type ServerFactory<A> = dyn Fn(&'static StateOptions) -> Server<'static, A> + Send + Sync;
+pub type ServerFactory<A> =
+    dyn Fn(&'static StateOptions) -> Result<Server<'static, A>, Refused<A>> + Send + Sync;
 
 /// Reads a key ring from its [`KeyRingSource`], builds a server for it with the application's
 /// factory and puts it in a [`ServerSlot`]; [`reload`](Self::reload) does it again.
@@ -50,12 +52,15 @@ pub enum ReloadError {
     Ring(KeyRingError),
     /// This process has keyed [`MAX_RINGS_PER_PROCESS`] distinct rings; restart it.
     TooManyRings,
+    /// The factory's server refused one of its definitions.
+    Definition(CheckError),
 }
 
 impl fmt::Display for ReloadError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             ReloadError::Ring(e) => e.fmt(f),
+            ReloadError::Definition(e) => e.fmt(f),
             ReloadError::TooManyRings => write!(
                 f,
                 "this process has already loaded {MAX_RINGS_PER_PROCESS} distinct key rings; \
@@ -76,18 +81,22 @@ impl<A> fmt::Debug for KeyRingReloader<A> {
     }
 }
 
-impl<A: 'static> KeyRingReloader<A> {
+impl<A: Registry + 'static> KeyRingReloader<A> {
     /// Reads the ring from `source` and builds the first server; fails (naming the source
     /// and the line, never a secret) when the ring is missing, malformed or weak. Sealed
     /// state lives for `ttl`.
     pub fn start(
         source: KeyRingSource,
         ttl: Ttl,
-        factory: impl Fn(&'static StateOptions) -> Server<'static, A> + Send + Sync + 'static,
+        factory: impl Fn(&'static StateOptions) -> Result<Server<'static, A>, Refused<A>>
+        + Send
+        + Sync
+        + 'static,
     ) -> Result<Self, ReloadError> {
         let mut keyed = Vec::new();
         let (options, _) = options_for(&mut keyed, &source, ttl)?;
-        let slot = ServerSlot::new(Arc::new(factory(options)));
+        let server = factory(options).map_err(|e| ReloadError::Definition(e.into()))?;
+        let slot = ServerSlot::new(Arc::new(server));
         Ok(KeyRingReloader {
             source,
             ttl,
@@ -113,7 +122,8 @@ impl<A: 'static> KeyRingReloader<A> {
     pub fn reload(&self) -> Result<Vec<String>, ReloadError> {
         let mut keyed = self.keyed.lock().unwrap_or_else(PoisonError::into_inner);
         let (options, ids) = options_for(&mut keyed, &self.source, self.ttl)?;
-        self.slot.replace(Arc::new((self.factory)(options)));
+        let server = (self.factory)(options).map_err(|e| ReloadError::Definition(e.into()))?;
+        self.slot.replace(Arc::new(server));
         Ok(ids)
     }
 }
@@ -150,7 +160,7 @@ fn keyed_options(ring: &RingText, ttl: Ttl) -> StateOptions {
 }
 
 #[cfg(unix)]
-impl<A: Send + Sync + 'static> KeyRingReloader<A> {
+impl<A: Registry + Send + Sync + 'static> KeyRingReloader<A> {
     /// Reloads on every `SIGHUP` for as long as the runtime runs, logging the ids of the ring
     /// now in use (or why the reload was refused, leaving the ring as it was).
     pub fn reload_on_sighup(self: &Arc<Self>) -> std::io::Result<()> {
@@ -202,7 +212,7 @@ mod tests {
         KeyRingReloader::start(source, Ttl::DEFAULT, |state| {
             Server::new(Config::new("t", "0").with_state(state), Nothing)
         })
-        .expect("a good ring")
+        .expect("a good ring and valid definitions")
     }
 
     #[test]

@@ -22,7 +22,11 @@ impl Registry for Flood {
 }
 
 impl AsyncHandler for Flood {
-    async fn call_tool(&self, call: &ToolCall<'_>, reply: ToolReply<'_>) -> Result<Done, Error> {
+    async fn call_tool<'o>(
+        &self,
+        call: &ToolCall<'_>,
+        reply: ToolReply<'o>,
+    ) -> Result<Done<'o>, Error> {
         if call.name() == "slow" {
             tokio::task::yield_now().await;
             tokio::task::yield_now().await;
@@ -47,7 +51,8 @@ async fn a_flood_stays_within_the_configured_slots_and_output_buffer() {
         .with_max_concurrency(SLOTS)
         .with_write_buffer(WRITE_BUFFER)
         .with_max_response_len(4_096);
-    let server = Arc::new(Server::new(Config::new("flood", "0.0.1"), Flood));
+    let server =
+        Arc::new(Server::new(Config::new("flood", "0.0.1"), Flood).expect("valid definitions"));
     // Small pipes both ways: the client's writes back up as soon as the server stops
     // reading, and the server's writes back up because the client reads in small pieces.
     let (mut client_in, server_in) = tokio::io::duplex(1_024);
@@ -99,7 +104,8 @@ async fn a_reply_longer_than_the_output_buffer_goes_alone() {
     let config = StdioConfig::default()
         .with_max_concurrency(2)
         .with_write_buffer(WRITE_BUFFER);
-    let server = Arc::new(Server::new(Config::new("flood", "0.0.1"), Flood));
+    let server =
+        Arc::new(Server::new(Config::new("flood", "0.0.1"), Flood).expect("valid definitions"));
     let (mut client_in, server_in) = tokio::io::duplex(1 << 16);
     let (server_out, client_out) = tokio::io::duplex(1 << 16);
     let serving = tokio::spawn(serve_inner(server, server_in, server_out, config, None));

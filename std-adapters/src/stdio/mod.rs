@@ -67,11 +67,8 @@ use in_flight::{InFlight, RequestKey, Stop};
 use lines::{Line, Lines};
 use output::{Closed, Output, OutputNotifier};
 
-/// Serves `server` on the process's standard input and output until the end of input.
-///
-/// `server` is served as given: check its definitions first with
-/// [`Checked::new`](crate::Checked::new) (or build it with the typed layer, which does);
-/// [`crate::serve_stdio`] takes only a checked one and starts the runtime too.
+/// Serves `server` on the process's standard input and output until the end of input
+/// ([`crate::serve_stdio`] does this and starts the runtime too).
 pub async fn serve_stdio<A>(server: Arc<Server<'static, A>>, config: StdioConfig) -> io::Result<()>
 where
     A: AsyncHandler + 'static,
@@ -409,10 +406,10 @@ impl<A: AsyncHandler + 'static> Session<A> {
         };
         let key = RequestKey::from(call.context().id());
         self.in_flight.admit(key.clone(), ticket, Stop::Slot(slot));
+        let mut notifier = OutputNotifier {
+            output: &self.output,
+        };
         let outcome = {
-            let mut notifier = OutputNotifier {
-                output: &self.output,
-            };
             let mut running = pin!(run_call(self.server.app(), &call, out, Some(&mut notifier)));
             poll_fn(|cx| {
                 if self.in_flight.is_cancelled(slot) {
@@ -434,14 +431,14 @@ impl<A: AsyncHandler + 'static> Session<A> {
             tracing::debug!(request = ?key, "cancelled; no response");
             return Ok(());
         };
-        match call.finish(out, outcome) {
+        let id = Some(call.context().id());
+        match call.finish(outcome).len(out) {
             Ok(len) => self.output.send(&out[..len]).await,
             Err(too_small) => {
                 tracing::warn!(
                     required = too_small.required,
                     "reply exceeds the output buffer"
                 );
-                let id = Some(call.context().id());
                 self.output
                     .send(&error_message(id, ErrorCode::INTERNAL_ERROR, TOO_LARGE))
                     .await
@@ -641,11 +638,11 @@ mod tests {
     }
 
     impl snodo_core::server::Handler for App {
-        fn call_tool(
+        fn call_tool<'o>(
             &self,
             _: &snodo_core::server::ToolCall<'_>,
-            reply: snodo_core::server::ToolReply<'_>,
-        ) -> Result<snodo_core::server::Done, Error> {
+            reply: snodo_core::server::ToolReply<'o>,
+        ) -> Result<snodo_core::server::Done<'o>, Error> {
             Ok(reply.text("ok"))
         }
     }
@@ -661,7 +658,9 @@ mod tests {
         use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
         let bus = EventBus::new();
-        let server = Arc::new(Server::new(Config::new("stdio-events", "0.0.1"), App));
+        let server = Arc::new(
+            Server::new(Config::new("stdio-events", "0.0.1"), App).expect("valid definitions"),
+        );
         let (mut client_in, server_in) = tokio::io::duplex(1 << 16);
         let (server_out, client_out) = tokio::io::duplex(1 << 16);
         let serving = tokio::spawn(serve_with_events(

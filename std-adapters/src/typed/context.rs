@@ -211,7 +211,7 @@ impl Ask {
     }
 
     /// Writes the `input_required` result into `reply`.
-    pub(crate) fn write<K>(self, reply: Reply<'_, K>) -> Result<Done, Error> {
+    pub(crate) fn write<'o, K>(self, reply: Reply<'o, K>) -> Result<Done<'o>, Error> {
         let mut result = reply.input_required();
         for (key, request) in self.requests {
             result = result.request(key, request?);
@@ -224,7 +224,7 @@ impl Ask {
 }
 
 /// Writes how a handler stopped into `reply`.
-pub(crate) fn write_stop<K>(reply: Reply<'_, K>, stop: Stop) -> Result<Done, Error> {
+pub(crate) fn write_stop<'o, K>(reply: Reply<'o, K>, stop: Stop) -> Result<Done<'o>, Error> {
     match stop {
         Stop::Input(ask) => ask.write(reply),
         Stop::Error(e) => Err(e),

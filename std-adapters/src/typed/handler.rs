@@ -59,7 +59,7 @@ pub(crate) trait RunTool: Send + Sync {
         &'a self,
         call: &'a ToolCall<'a>,
         reply: ToolReply<'o>,
-    ) -> BoxFuture<'a, Result<Done, Error>>;
+    ) -> BoxFuture<'a, Result<Done<'o>, Error>>;
 }
 
 /// A resource's handler, erased: `vars` decode the template variables (none for a fixed
@@ -71,7 +71,7 @@ pub(crate) trait RunResource: Send + Sync {
         reply: ResourceReply<'o>,
         vars: &'a [&'static str],
         mime_type: Option<&'static str>,
-    ) -> BoxFuture<'a, Result<Done, Error>>;
+    ) -> BoxFuture<'a, Result<Done<'o>, Error>>;
 }
 
 /// A prompt's handler, erased.
@@ -80,7 +80,7 @@ pub(crate) trait RunPrompt: Send + Sync {
         &'a self,
         call: &'a PromptGet<'a>,
         reply: PromptReply<'o>,
-    ) -> BoxFuture<'a, Result<Done, Error>>;
+    ) -> BoxFuture<'a, Result<Done<'o>, Error>>;
 }
 
 /// A typed function kept with the types it was registered with.
@@ -108,7 +108,7 @@ where
         &'a self,
         call: &'a ToolCall<'a>,
         mut reply: ToolReply<'o>,
-    ) -> BoxFuture<'a, Result<Done, Error>> {
+    ) -> BoxFuture<'a, Result<Done<'o>, Error>> {
         Box::pin(async move {
             let args = match decode::<A>(call.arguments().as_value().raw()) {
                 Ok(args) => args,
@@ -137,7 +137,7 @@ where
         mut reply: ResourceReply<'o>,
         vars: &'a [&'static str],
         mime_type: Option<&'static str>,
-    ) -> BoxFuture<'a, Result<Done, Error>> {
+    ) -> BoxFuture<'a, Result<Done<'o>, Error>> {
         Box::pin(async move {
             let values: serde_json::Map<String, serde_json::Value> = vars
                 .iter()
@@ -164,7 +164,7 @@ where
         &'a self,
         call: &'a PromptGet<'a>,
         mut reply: PromptReply<'o>,
-    ) -> BoxFuture<'a, Result<Done, Error>> {
+    ) -> BoxFuture<'a, Result<Done<'o>, Error>> {
         Box::pin(async move {
             let arguments = call
                 .request_params()

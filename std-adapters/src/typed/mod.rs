@@ -63,7 +63,7 @@
 //! | what sealed state is bound to, found only in `docs/state.md` | stated on [`Cx::state`], [`Ask::seal`] and [`Flow`]: method, salient params, principal, expiry |
 //! | the TTL changed by rebuilding `process_state_options` with a `OnceLock` for its `&'static` | [`ServerBuilder::state`]: keys and TTL in one call |
 //! | `open_state` and `response` reached through `Deref` to `RequestContext` | methods of [`Cx`] |
-//! | an easy-to-forget `server.check()` | [`ServerBuilder::build`] returns a [`Checked`](crate::Checked) server, the only kind [`serve_stdio`](crate::serve_stdio) and [`serve_http`](crate::serve_http) take |
+//! | an easy-to-forget `server.check()` | none: the core's `Server::new` checks every definition and returns an error instead of a server, so an unchecked server cannot be served; [`ServerBuilder::build`] returns the server |
 //! | no runtime start-up | [`serve_stdio`](crate::serve_stdio) and [`serve_http`](crate::serve_http) start the tokio runtime |
 //! | `nix` built even with default features off | `nix` comes only with the `bridge` feature |
 //!

@@ -23,17 +23,17 @@ pub trait ToolOutput: Send {
     }
 
     /// Writes the result.
-    fn write(self, reply: ToolReply<'_>) -> Result<Done, Error>;
+    fn write<'o>(self, reply: ToolReply<'o>) -> Result<Done<'o>, Error>;
 }
 
 impl ToolOutput for String {
-    fn write(self, reply: ToolReply<'_>) -> Result<Done, Error> {
+    fn write<'o>(self, reply: ToolReply<'o>) -> Result<Done<'o>, Error> {
         Ok(reply.text(&self))
     }
 }
 
 impl ToolOutput for &'static str {
-    fn write(self, reply: ToolReply<'_>) -> Result<Done, Error> {
+    fn write<'o>(self, reply: ToolReply<'o>) -> Result<Done<'o>, Error> {
         Ok(reply.text(self))
     }
 }
@@ -61,7 +61,7 @@ impl<T: Serialize + JsonSchema + Send> ToolOutput for Structured<T> {
         Some(schema_of::<T>())
     }
 
-    fn write(self, reply: ToolReply<'_>) -> Result<Done, Error> {
+    fn write<'o>(self, reply: ToolReply<'o>) -> Result<Done<'o>, Error> {
         let json = serde_json::to_vec(&self.0)
             .map_err(|_| Error::internal("the structured content does not serialize"))?;
         Ok(reply.structured(|w| {
@@ -94,7 +94,7 @@ impl ToolError {
 }
 
 impl ToolOutput for ToolError {
-    fn write(self, reply: ToolReply<'_>) -> Result<Done, Error> {
+    fn write<'o>(self, reply: ToolReply<'o>) -> Result<Done<'o>, Error> {
         Ok(reply.error_text(&self.0))
     }
 }
@@ -104,7 +104,7 @@ impl<T: ToolOutput> ToolOutput for Result<T, ToolError> {
         T::output_schema()
     }
 
-    fn write(self, reply: ToolReply<'_>) -> Result<Done, Error> {
+    fn write<'o>(self, reply: ToolReply<'o>) -> Result<Done<'o>, Error> {
         match self {
             Ok(output) => output.write(reply),
             Err(e) => e.write(reply),
@@ -124,17 +124,29 @@ impl<T: ToolOutput> ToolOutput for Result<T, ToolError> {
 /// ```
 pub trait ResourceOutput: Send {
     /// Writes the contents for the requested URI.
-    fn write(self, reply: ResourceReply<'_>, mime_type: Option<&str>) -> Result<Done, Error>;
+    fn write<'o>(
+        self,
+        reply: ResourceReply<'o>,
+        mime_type: Option<&str>,
+    ) -> Result<Done<'o>, Error>;
 }
 
 impl ResourceOutput for String {
-    fn write(self, reply: ResourceReply<'_>, mime_type: Option<&str>) -> Result<Done, Error> {
+    fn write<'o>(
+        self,
+        reply: ResourceReply<'o>,
+        mime_type: Option<&str>,
+    ) -> Result<Done<'o>, Error> {
         Ok(reply.text(mime_type, &self))
     }
 }
 
 impl ResourceOutput for &'static str {
-    fn write(self, reply: ResourceReply<'_>, mime_type: Option<&str>) -> Result<Done, Error> {
+    fn write<'o>(
+        self,
+        reply: ResourceReply<'o>,
+        mime_type: Option<&str>,
+    ) -> Result<Done<'o>, Error> {
         Ok(reply.text(mime_type, self))
     }
 }
@@ -149,13 +161,21 @@ impl ResourceOutput for &'static str {
 pub struct Blob(pub String);
 
 impl ResourceOutput for Blob {
-    fn write(self, reply: ResourceReply<'_>, mime_type: Option<&str>) -> Result<Done, Error> {
+    fn write<'o>(
+        self,
+        reply: ResourceReply<'o>,
+        mime_type: Option<&str>,
+    ) -> Result<Done<'o>, Error> {
         Ok(reply.blob(mime_type, &self.0))
     }
 }
 
 impl<T: ResourceOutput> ResourceOutput for Option<T> {
-    fn write(self, reply: ResourceReply<'_>, mime_type: Option<&str>) -> Result<Done, Error> {
+    fn write<'o>(
+        self,
+        reply: ResourceReply<'o>,
+        mime_type: Option<&str>,
+    ) -> Result<Done<'o>, Error> {
         match self {
             Some(contents) => contents.write(reply, mime_type),
             None => Ok(reply.not_found()),
@@ -216,7 +236,7 @@ impl PromptMessages {
         self.messages.is_empty()
     }
 
-    pub(crate) fn write(self, reply: PromptReply<'_>) -> Done {
+    pub(crate) fn write<'o>(self, reply: PromptReply<'o>) -> Done<'o> {
         reply.messages(self.description.as_deref(), |m| {
             for (role, text) in &self.messages {
                 m.text(*role, format_args!("{text}"));

@@ -12,7 +12,7 @@ use snodo_core::state::{Keys, StateOptions, Ttl};
 
 use super::definition::{PromptEntry, ResourceEntry, TemplateEntry, ToolEntry};
 use crate::AsyncHandler;
-use crate::serve::{CheckError, Checked};
+use crate::serve::CheckError;
 
 /// Starts a server named `name` at `version`.
 ///
@@ -125,7 +125,7 @@ impl ServerBuilder {
     ///
     /// ```
     /// let server = snodo_std::typed::server("s", "1.0").stateless().build().unwrap();
-    /// assert!(server.server().config().state.is_none());
+    /// assert!(server.config().state.is_none());
     /// ```
     #[must_use]
     pub fn stateless(mut self) -> Self {
@@ -199,7 +199,7 @@ impl ServerBuilder {
 
     /// Checks every definition (generated schemas, declared questions, unique names, what
     /// the core checks) and returns the server, ready to serve.
-    pub fn build(mut self) -> Result<Checked<TypedApp>, CheckError> {
+    pub fn build(mut self) -> Result<Server<'static, TypedApp>, CheckError> {
         if let Some(problem) = self.problems.into_iter().next() {
             return Err(problem);
         }
@@ -217,7 +217,7 @@ impl ServerBuilder {
             Some(None) => self.config.with_state(crate::process_state_options()),
             None => self.config,
         };
-        Checked::new(Server::new(self.config, TypedApp(Arc::new(self.defs))))
+        Server::new(self.config, TypedApp(Arc::new(self.defs))).map_err(CheckError::from)
     }
 }
 
@@ -273,10 +273,10 @@ type Complete = Box<dyn Fn(&CompletionQuery) -> Vec<String> + Send + Sync>;
 /// ```
 /// use snodo_core::server::{Registry, Server};
 ///
-/// let checked = snodo_std::typed::server("s", "1.0.0").build().unwrap();
-/// let app: &snodo_std::typed::TypedApp = checked.server().app();
+/// let server = snodo_std::typed::server("s", "1.0.0").build().unwrap();
+/// let app: &snodo_std::typed::TypedApp = server.app();
 /// assert!(app.tools().is_empty());
-/// let again = Server::new(*checked.server().config(), app.clone());
+/// let again = Server::new(*server.config(), app.clone()).unwrap();
 /// # let _ = again;
 /// ```
 #[derive(Clone, Debug, Default)]
@@ -342,16 +342,20 @@ impl Registry for TypedApp {
 }
 
 impl AsyncHandler for TypedApp {
-    async fn call_tool(&self, call: &ToolCall<'_>, reply: ToolReply<'_>) -> Result<Done, Error> {
+    async fn call_tool<'o>(
+        &self,
+        call: &ToolCall<'_>,
+        reply: ToolReply<'o>,
+    ) -> Result<Done<'o>, Error> {
         let entry = entry(&self.0.tool_runs, index_of(&self.0.tools, call.tool()))?;
         entry.run.run(call, reply).await
     }
 
-    async fn read_resource(
+    async fn read_resource<'o>(
         &self,
         call: &ResourceRead<'_>,
-        reply: ResourceReply<'_>,
-    ) -> Result<Done, Error> {
+        reply: ResourceReply<'o>,
+    ) -> Result<Done<'o>, Error> {
         match call.target() {
             ResourceTarget::Fixed(r) => {
                 let entry = entry(&self.0.resource_runs, index_of(&self.0.resources, r))?;
@@ -367,11 +371,11 @@ impl AsyncHandler for TypedApp {
         }
     }
 
-    async fn get_prompt(
+    async fn get_prompt<'o>(
         &self,
         call: &PromptGet<'_>,
-        reply: PromptReply<'_>,
-    ) -> Result<Done, Error> {
+        reply: PromptReply<'o>,
+    ) -> Result<Done<'o>, Error> {
         let entry = entry(
             &self.0.prompt_runs,
             index_of(&self.0.prompts, call.prompt()),
@@ -379,11 +383,11 @@ impl AsyncHandler for TypedApp {
         entry.run.run(call, reply).await
     }
 
-    async fn complete(
+    async fn complete<'o>(
         &self,
         call: &Completion<'_>,
-        reply: CompletionReply<'_>,
-    ) -> Result<Done, Error> {
+        reply: CompletionReply<'o>,
+    ) -> Result<Done<'o>, Error> {
         let Some(complete) = &self.0.complete else {
             return Ok(reply.values(&[], false));
         };

@@ -38,7 +38,7 @@ where
     A: AsyncHandler + 'static,
     W: AsyncWrite + Unpin + Send + 'static,
 {
-    let server = Server::new(Config::new("stdio-test", "0.0.1"), app);
+    let server = Server::new(Config::new("stdio-test", "0.0.1"), app).expect("valid definitions");
     start_server(server, config, pipe, wrap)
 }
 

@@ -73,13 +73,8 @@ fn main() -> ExitCode {
 
 async fn serve(addr: SocketAddr) -> std::io::Result<()> {
     let events = EventBus::new();
-    let server = Server::new(config(), ConformanceApp::new(events.clone()));
-    if let Err(e) = server.check() {
-        return Err(std::io::Error::other(format!(
-            "bad definition of {}: {}",
-            e.name, e.problem
-        )));
-    }
+    let server = Server::new(config(), ConformanceApp::new(events.clone()))
+        .map_err(|e| std::io::Error::other(format!("bad definition: {e}")))?;
     let config = HttpConfig::new().with_addr(addr);
     let service = McpService::new(Arc::new(server), config).with_events(events);
     let listener = HttpListener::bind_service(service).await?;

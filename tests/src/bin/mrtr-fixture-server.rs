@@ -28,10 +28,10 @@ use std::sync::Arc;
 
 use snodo_core::server::Server;
 use snodo_core::state::{Keys, StateOptions, Ttl};
+use snodo_std::AsyncHandler;
 use snodo_std::http::{HttpConfig, HttpListener};
 use snodo_std::stdio::{StdioConfig, serve_stdio};
 use snodo_std::typed::TypedApp;
-use snodo_std::{AsyncHandler, Checked};
 use snodo_tests::mrtr_fixture::MrtrFixture;
 use tracing_subscriber::EnvFilter;
 
@@ -167,10 +167,7 @@ fn typed_preferences(keys: &Keying) -> Result<Server<'static, TypedApp>, String>
         (Keying::None, None) => builder.stateless(),
         (_, None) => builder,
     };
-    builder
-        .build()
-        .map(Checked::into_server)
-        .map_err(|e| format!("bad definition: {e}"))
+    builder.build().map_err(|e| format!("bad definition: {e}"))
 }
 
 fn main() -> ExitCode {
@@ -202,7 +199,13 @@ fn main() -> ExitCode {
         None => snodo_tests::fixture::config(),
     };
     match options.app {
-        App::Fixture => run(Server::new(config, MrtrFixture::new()), options.http),
+        App::Fixture => match Server::new(config, MrtrFixture::new()) {
+            Ok(server) => run(server, options.http),
+            Err(e) => {
+                eprintln!("mrtr-fixture-server: bad definition: {e}");
+                ExitCode::FAILURE
+            }
+        },
         App::Preferences => match typed_preferences(&options.keys) {
             Ok(server) => run(server, options.http),
             Err(problem) => {
@@ -217,10 +220,6 @@ fn run<A: AsyncHandler + 'static>(
     server: Server<'static, A>,
     http: Option<SocketAddr>,
 ) -> ExitCode {
-    if let Err(e) = server.check() {
-        tracing::error!(name = e.name, problem = e.problem, "bad definition");
-        return ExitCode::FAILURE;
-    }
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

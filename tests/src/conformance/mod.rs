@@ -57,7 +57,7 @@ impl ConformanceApp {
         self.dynamic_tool.load(Ordering::SeqCst)
     }
 
-    async fn tool(&self, call: &ToolCall<'_>, reply: ToolReply<'_>) -> Result<Done, Error> {
+    async fn tool<'o>(&self, call: &ToolCall<'_>, reply: ToolReply<'o>) -> Result<Done<'o>, Error> {
         match call.name() {
             "test_simple_text" => Ok(reply.text("This is a simple text response for testing.")),
             "test_image_content" => Ok(reply.content(|c| {
@@ -137,7 +137,7 @@ impl ConformanceApp {
 
 /// `test_tool_with_progress`: progress 0, 50 and 100 of 100, about 50 ms apart, then the
 /// progress token as text. Without a token, no progress and the text `no-token`.
-async fn progress(call: &ToolCall<'_>, reply: ToolReply<'_>) -> Result<Done, Error> {
+async fn progress<'o>(call: &ToolCall<'_>, reply: ToolReply<'o>) -> Result<Done<'o>, Error> {
     let mut reply = reply;
     let Some(token) = call.progress_token() else {
         return Ok(reply.text("no-token"));
@@ -197,15 +197,19 @@ impl Registry for ConformanceApp {
 }
 
 impl AsyncHandler for ConformanceApp {
-    async fn call_tool(&self, call: &ToolCall<'_>, reply: ToolReply<'_>) -> Result<Done, Error> {
+    async fn call_tool<'o>(
+        &self,
+        call: &ToolCall<'_>,
+        reply: ToolReply<'o>,
+    ) -> Result<Done<'o>, Error> {
         self.tool(call, reply).await
     }
 
-    async fn read_resource(
+    async fn read_resource<'o>(
         &self,
         call: &ResourceRead<'_>,
-        reply: ResourceReply<'_>,
-    ) -> Result<Done, Error> {
+        reply: ResourceReply<'o>,
+    ) -> Result<Done<'o>, Error> {
         match call.target() {
             ResourceTarget::Fixed(r) => match r.uri {
                 catalogue::STATIC_TEXT_URI => Ok(reply.text(
@@ -232,11 +236,11 @@ impl AsyncHandler for ConformanceApp {
         }
     }
 
-    async fn get_prompt(
+    async fn get_prompt<'o>(
         &self,
         call: &PromptGet<'_>,
-        reply: PromptReply<'_>,
-    ) -> Result<Done, Error> {
+        reply: PromptReply<'o>,
+    ) -> Result<Done<'o>, Error> {
         let arg = |name| call.argument(name).map_or_else(String::new, mrtr::text_of);
         match call.name() {
             "test_simple_prompt" => Ok(reply.messages(None, |m| {
@@ -295,11 +299,11 @@ impl AsyncHandler for ConformanceApp {
         }
     }
 
-    async fn complete(
+    async fn complete<'o>(
         &self,
         call: &Completion<'_>,
-        reply: CompletionReply<'_>,
-    ) -> Result<Done, Error> {
+        reply: CompletionReply<'o>,
+    ) -> Result<Done<'o>, Error> {
         let for_arguments = match call.reference() {
             CompletionRef::Prompt(name) => name.eq_str("test_prompt_with_arguments"),
             CompletionRef::Resource(_) => false,
@@ -324,8 +328,8 @@ mod tests {
 
     #[test]
     fn definitions_are_what_the_runner_looks_for() {
-        let server = Server::new(config(), ConformanceApp::new(EventBus::new()));
-        assert_eq!(server.check(), Ok(()));
+        let server = Server::new(config(), ConformanceApp::new(EventBus::new()))
+            .expect("the definitions check");
         let app = server.app();
         assert_eq!(app.tools()[0].name, "test_simple_text");
         assert!(app.tools().iter().all(|t| t.description.is_some()));

@@ -72,7 +72,10 @@ fn open_state(ctx: &RequestContext<'_>) -> Result<Option<serde_json::Value>, Err
 
 /// `test_input_required_result_elicitation`: a name, with no state; unknown answer keys are
 /// ignored, so the first call may already carry the answer.
-pub(super) fn elicitation(call: &ToolCall<'_>, reply: ToolReply<'_>) -> Result<Done, Error> {
+pub(super) fn elicitation<'o>(
+    call: &ToolCall<'_>,
+    reply: ToolReply<'o>,
+) -> Result<Done<'o>, Error> {
     let ask = form("What is your name?", NAME_FORM)?;
     Ok(match call.response("user_name", &ask)? {
         Response::Answered(a) => reply.text_fmt(format_args!("Hello, {}!", field(&a, "name")?)),
@@ -81,7 +84,10 @@ pub(super) fn elicitation(call: &ToolCall<'_>, reply: ToolReply<'_>) -> Result<D
 }
 
 /// `test_input_required_result_sampling`: one sampled message.
-pub(super) fn sampling_tool(call: &ToolCall<'_>, reply: ToolReply<'_>) -> Result<Done, Error> {
+pub(super) fn sampling_tool<'o>(
+    call: &ToolCall<'_>,
+    reply: ToolReply<'o>,
+) -> Result<Done<'o>, Error> {
     let ask = sampling(CAPITAL_SAMPLING)?;
     Ok(match call.response("capital_question", &ask)? {
         Response::Answered(m) => {
@@ -96,7 +102,7 @@ pub(super) fn sampling_tool(call: &ToolCall<'_>, reply: ToolReply<'_>) -> Result
 }
 
 /// `test_input_required_result_list_roots`: the client's roots.
-pub(super) fn list_roots(call: &ToolCall<'_>, reply: ToolReply<'_>) -> Result<Done, Error> {
+pub(super) fn list_roots<'o>(call: &ToolCall<'_>, reply: ToolReply<'o>) -> Result<Done<'o>, Error> {
     Ok(match call.response("client_roots", &ListRoots)? {
         Response::Answered(roots) => reply.text_fmt(format_args!("Found {} root(s)", roots.len())),
         Response::Missing => reply
@@ -108,20 +114,26 @@ pub(super) fn list_roots(call: &ToolCall<'_>, reply: ToolReply<'_>) -> Result<Do
 
 /// `test_input_required_result_request_state`: a confirmation whose retry must echo the
 /// sealed state.
-pub(super) fn request_state(call: &ToolCall<'_>, reply: ToolReply<'_>) -> Result<Done, Error> {
+pub(super) fn request_state<'o>(
+    call: &ToolCall<'_>,
+    reply: ToolReply<'o>,
+) -> Result<Done<'o>, Error> {
     confirm_with_state(call, reply, "state-ok: requestState validated")
 }
 
 /// `test_input_required_result_tampered_state`: the same, so that a tampered token is -32602.
-pub(super) fn tampered_state(call: &ToolCall<'_>, reply: ToolReply<'_>) -> Result<Done, Error> {
+pub(super) fn tampered_state<'o>(
+    call: &ToolCall<'_>,
+    reply: ToolReply<'o>,
+) -> Result<Done<'o>, Error> {
     confirm_with_state(call, reply, "integrity-ok: state verified")
 }
 
-fn confirm_with_state(
+fn confirm_with_state<'o>(
     call: &ToolCall<'_>,
-    reply: ToolReply<'_>,
+    reply: ToolReply<'o>,
     done: &str,
-) -> Result<Done, Error> {
+) -> Result<Done<'o>, Error> {
     let state = open_state(call)?;
     let ask = form("Please confirm", CONFIRM_FORM)?;
     if let (Some(_), Response::Answered(_)) = (&state, call.response("confirm", &ask)?) {
@@ -134,7 +146,10 @@ fn confirm_with_state(
 }
 
 /// `test_input_required_result_multiple_inputs`: three kinds of input at once, with state.
-pub(super) fn multiple_inputs(call: &ToolCall<'_>, reply: ToolReply<'_>) -> Result<Done, Error> {
+pub(super) fn multiple_inputs<'o>(
+    call: &ToolCall<'_>,
+    reply: ToolReply<'o>,
+) -> Result<Done<'o>, Error> {
     let state = open_state(call)?;
     let name = form("What is your name?", NAME_FORM)?;
     let greeting = sampling(GREETING_SAMPLING)?;
@@ -163,7 +178,10 @@ pub(super) fn multiple_inputs(call: &ToolCall<'_>, reply: ToolReply<'_>) -> Resu
 
 /// `test_input_required_result_multi_round`: a name, then a color; the name travels in the
 /// second round's sealed state, so the two states differ.
-pub(super) fn multi_round(call: &ToolCall<'_>, reply: ToolReply<'_>) -> Result<Done, Error> {
+pub(super) fn multi_round<'o>(
+    call: &ToolCall<'_>,
+    reply: ToolReply<'o>,
+) -> Result<Done<'o>, Error> {
     let state = open_state(call)?;
     let step1 = form("Step 1: What is your name?", NAME_FORM)?;
     let step2 = form("Step 2: What is your favorite color?", COLOR_FORM)?;
@@ -212,7 +230,10 @@ pub(super) fn multi_round(call: &ToolCall<'_>, reply: ToolReply<'_>) -> Result<D
 }
 
 /// `test_input_required_result_capabilities`: asks only for what this request declared.
-pub(super) fn capabilities(call: &ToolCall<'_>, reply: ToolReply<'_>) -> Result<Done, Error> {
+pub(super) fn capabilities<'o>(
+    call: &ToolCall<'_>,
+    reply: ToolReply<'o>,
+) -> Result<Done<'o>, Error> {
     let elicit = form("Elicitation input", VALUE_FORM)?;
     let sample = sampling(SAMPLE_REQUEST_SAMPLING)?;
     if let Some(responses) = call.input_responses().filter(|r| !r.is_empty()) {
@@ -236,7 +257,10 @@ pub(super) fn capabilities(call: &ToolCall<'_>, reply: ToolReply<'_>) -> Result<
 /// `test_missing_capability`: needs sampling. Without it, the `input_required` outcome that
 /// asks for sampling is refused by the core with -32021 and
 /// `data.requiredCapabilities = {"sampling":{}}`.
-pub(super) fn missing_capability(call: &ToolCall<'_>, reply: ToolReply<'_>) -> Result<Done, Error> {
+pub(super) fn missing_capability<'o>(
+    call: &ToolCall<'_>,
+    reply: ToolReply<'o>,
+) -> Result<Done<'o>, Error> {
     let ask = sampling(CAPITAL_SAMPLING)?;
     if call.client_supports(&ask) {
         return Ok(reply.text("Success"));
@@ -249,10 +273,10 @@ pub(super) fn missing_capability(call: &ToolCall<'_>, reply: ToolReply<'_>) -> R
 
 /// `test_streaming_elicitation`: asks through `input_required` (one JSON line), never with a
 /// server-to-client request on the response stream.
-pub(super) fn streaming_elicitation(
+pub(super) fn streaming_elicitation<'o>(
     call: &ToolCall<'_>,
-    reply: ToolReply<'_>,
-) -> Result<Done, Error> {
+    reply: ToolReply<'o>,
+) -> Result<Done<'o>, Error> {
     let ask = form("Please confirm", CONFIRM_FORM)?;
     Ok(match call.response("confirm", &ask)? {
         Response::Answered(_) => reply.text("Streaming complete"),
@@ -261,7 +285,7 @@ pub(super) fn streaming_elicitation(
 }
 
 /// `test_input_required_result_prompt`: a prompt that needs context first; no state.
-pub(super) fn prompt(call: &PromptGet<'_>, reply: PromptReply<'_>) -> Result<Done, Error> {
+pub(super) fn prompt<'o>(call: &PromptGet<'_>, reply: PromptReply<'o>) -> Result<Done<'o>, Error> {
     let ask = form("What context should the prompt use?", CONTEXT_FORM)?;
     Ok(match call.response("user_context", &ask)? {
         Response::Answered(a) => {

@@ -30,7 +30,7 @@
 //! # struct App;
 //! # impl Registry for App {}
 //! # impl AsyncHandler for App {
-//! #     async fn call_tool(&self, _: &ToolCall<'_>, r: ToolReply<'_>) -> Result<Done, Error> {
+//! #     async fn call_tool<'o>(&self, _: &ToolCall<'_>, r: ToolReply<'o>) -> Result<Done<'o>, Error> {
 //! #         Ok(r.text(""))
 //! #     }
 //! # }
@@ -48,7 +48,7 @@
 //!     "https://auth.example.com",
 //!     resource.resource(),
 //! )?;
-//! let server = Arc::new(Server::new(Config::new("prefs", "1.0.0"), App));
+//! let server = Arc::new(Server::new(Config::new("prefs", "1.0.0"), App)?);
 //! let service = McpService::new(server, HttpConfig::new())
 //!     .with_auth(Authorization::new(resource, verifier));
 //! HttpListener::bind_service(service).await?.serve().await?;
