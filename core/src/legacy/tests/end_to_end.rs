@@ -36,7 +36,11 @@ impl Registry for Preferences {
 }
 
 impl Handler for Preferences {
-    fn call_tool(&self, call: &ToolCall<'_>, mut reply: ToolReply<'_>) -> Result<Done, Error> {
+    fn call_tool<'o>(
+        &self,
+        call: &ToolCall<'_>,
+        mut reply: ToolReply<'o>,
+    ) -> Result<Done<'o>, Error> {
         if call.name() == "noisy" {
             let full = |_| Error::internal("no room");
             reply.progress(1.0, Some(2.0), None).map_err(full)?;
@@ -74,7 +78,7 @@ impl Handler for Preferences {
 
 /// Two legs: a color, then a size; the color travels in sealed state to the second leg,
 /// whose retry carries only the size.
-fn two_steps(call: &ToolCall<'_>, reply: ToolReply<'_>) -> Result<Done, Error> {
+fn two_steps<'o>(call: &ToolCall<'_>, reply: ToolReply<'o>) -> Result<Done<'o>, Error> {
     let form = |m, s| Elicitation::form(m, s).map_err(|_| Error::internal("form"));
     let (color_ask, size_ask) = (form("Color?", COLOR_FORM)?, form("Size?", SIZE_FORM)?);
     let mut scratch = [0u8; OPEN_SCRATCH_LEN];
@@ -117,8 +121,8 @@ impl Host {
         let state: &'static StateOptions = std::boxed::Box::leak(std::boxed::Box::new(
             StateOptions::new(Keys::ring(&[("k1", &[0x42; 32][..])]).expect("keys")),
         ));
-        let server = Server::new(Config::new("e2e", "1").with_state(state), Preferences);
-        server.check().expect("valid definitions");
+        let server = Server::new(Config::new("e2e", "1").with_state(state), Preferences)
+            .expect("valid definitions");
         Host { server }
     }
 
