@@ -54,6 +54,7 @@ pub mod client;
 #[cfg(feature = "embedded-io")]
 pub mod io;
 pub mod json;
+pub mod legacy;
 pub mod mrtr;
 pub mod protocol;
 pub mod rpc;

@@ -634,3 +634,6 @@ fn the_counting_allocator_sees_allocations() {
     });
     assert_eq!((allocations, deallocations), (1, 1));
 }
+
+#[path = "no_alloc/legacy.rs"]
+mod legacy;

@@ -76,6 +76,15 @@ impl ClientCapabilities {
         self.0 == 0
     }
 
+    /// The names of the capabilities in the set (`elicitation.form`, `sampling.tools`, …),
+    /// in a fixed order.
+    pub fn names(self) -> impl Iterator<Item = &'static str> {
+        Self::NAMES
+            .into_iter()
+            .filter(move |(bit, _)| self.contains(*bit))
+            .map(|(_, name)| name)
+    }
+
     /// Reads `io.modelcontextprotocol/clientCapabilities`; `None` when it is malformed (a
     /// known capability whose value, or whose known sub-capability, is not an object).
     pub fn from_value(v: Value<'_>) -> Option<Self> {

@@ -1,0 +1,109 @@
+//! A modern reply settled for a legacy client: a final result loses the fields the 2025
+//! schema does not define (`resultType`, `ttlMs`, `cacheScope`, the server identity in
+//! `_meta`); an `input_required` result is left to the bridge.
+//!
+//! Notifications the handler sends along the way (`notifications/progress`,
+//! `notifications/message`) have the same shape in both eras and pass unchanged.
+
+use super::bridge::write_missing_capabilities;
+use crate::json::{Limits, Object, Value, Writer};
+use crate::protocol::{ClientCapabilities, META_SERVER_INFO};
+use crate::rpc::{ErrorCode, Id};
+
+/// Top-level result members that exist only in 2026-07-28.
+const MODERN_ONLY: [&str; 3] = ["resultType", "ttlMs", "cacheScope"];
+
+/// What a modern reply is, for a legacy session.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Settled {
+    /// The final response, lowered into the writer: send it.
+    Final,
+    /// `input_required`: nothing was written; bridge it ([`super::Leg::open`]).
+    InputRequired,
+}
+
+/// The modern handler path wrote something that is not one JSON-RPC response (never, from
+/// this core's server).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct NotAResponse;
+
+/// Settles the modern `reply` to a lifted request: lowers a final result or an error into
+/// `w`, or reports `input_required`.
+///
+/// -32021 (a 2026 code) becomes the legacy error that names what the client lacks.
+pub fn settle(reply: &[u8], limits: &Limits, w: &mut Writer<'_>) -> Result<Settled, NotAResponse> {
+    let root = crate::json::parse(reply, limits).map_err(|_| NotAResponse)?;
+    let root = root.as_object().ok_or(NotAResponse)?;
+    let id = root.get("id").and_then(Id::from_value);
+    if let Some(error) = root.get("error").and_then(|e| e.as_object()) {
+        let code = error.get("code").and_then(|c| c.as_i64());
+        if code == Some(i64::from(ErrorCode::MISSING_CLIENT_CAPABILITY.0)) {
+            let missing = error
+                .get("data")
+                .and_then(|d| d.get("requiredCapabilities"))
+                .and_then(ClientCapabilities::from_value)
+                .unwrap_or_default();
+            write_missing_capabilities(w, id, missing);
+        } else {
+            w.value(root.as_value());
+        }
+        return Ok(Settled::Final);
+    }
+    let result = root
+        .get("result")
+        .and_then(|r| r.as_object())
+        .ok_or(NotAResponse)?;
+    if is_input_required(result) {
+        return Ok(Settled::InputRequired);
+    }
+    let id = id.ok_or(NotAResponse)?;
+    w.raw(b"{\"jsonrpc\":\"2.0\",\"id\":");
+    id.write(w);
+    w.raw(b",\"result\":");
+    write_legacy_result(w, result);
+    w.raw(b"}");
+    Ok(Settled::Final)
+}
+
+/// Whether a modern result is `input_required`.
+pub(crate) fn is_input_required(result: Object<'_>) -> bool {
+    result
+        .get("resultType")
+        .and_then(|t| t.as_str())
+        .is_some_and(|t| t.eq_str("input_required"))
+}
+
+/// Writes `result` without its 2026-only members.
+fn write_legacy_result(w: &mut Writer<'_>, result: Object<'_>) {
+    let mut o = w.begin_object();
+    for (key, value) in result {
+        if MODERN_ONLY.iter().any(|k| key.eq_str(k)) {
+            continue;
+        }
+        if key.eq_str("_meta") {
+            if let Some(meta) = value.as_object().filter(|m| keeps_any(*m)) {
+                let w = o.key("_meta");
+                let mut inner = w.begin_object();
+                for (k, v) in meta {
+                    if !k.eq_str(META_SERVER_INFO) {
+                        inner.key_json(k).value(v);
+                    }
+                }
+                inner.end();
+            } else if value.as_object().is_none() {
+                o.key("_meta").value(value);
+            }
+            continue;
+        }
+        o.key_json(key).value(value);
+    }
+    o.end();
+}
+
+/// Whether `_meta` keeps anything once the server identity is dropped.
+fn keeps_any(meta: Object<'_>) -> bool {
+    meta.iter()
+        .any(|(k, _): (_, Value<'_>)| !k.eq_str(META_SERVER_INFO))
+}
