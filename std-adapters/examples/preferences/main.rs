@@ -109,20 +109,28 @@ fn main() -> ExitCode {
     }
 }
 
-fn run_stdio(keyring: Option<KeyRingSource>) -> ExitCode {
+/// What both transports need first: logging, the state keys and a runtime; `None` once the
+/// reason it cannot start has been logged.
+fn start(
+    keyring: Option<KeyRingSource>,
+) -> Option<(keys_options::StateKeys, tokio::runtime::Runtime)> {
     init_logging();
-    let Some(keys) = keys_options::StateKeys::load_checked(keyring) else {
-        return ExitCode::FAILURE;
-    };
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
+    let keys = keys_options::StateKeys::load_checked(keyring)?;
+    match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
     {
-        Ok(runtime) => runtime,
+        Ok(runtime) => Some((keys, runtime)),
         Err(e) => {
             tracing::error!("cannot start the runtime: {e}");
-            return ExitCode::FAILURE;
+            None
         }
+    }
+}
+
+fn run_stdio(keyring: Option<KeyRingSource>) -> ExitCode {
+    let Some((keys, runtime)) = start(keyring) else {
+        return ExitCode::FAILURE;
     };
     tracing::info!("serving on stdio");
     match runtime.block_on(serve_stdio(keys.slot().load(), StdioConfig::default())) {
@@ -135,19 +143,8 @@ fn run_stdio(keyring: Option<KeyRingSource>) -> ExitCode {
 }
 
 fn run_http(addr: SocketAddr, keyring: Option<KeyRingSource>, deploy: DeployOptions) -> ExitCode {
-    init_logging();
-    let Some(keys) = keys_options::StateKeys::load_checked(keyring) else {
+    let Some((keys, runtime)) = start(keyring) else {
         return ExitCode::FAILURE;
-    };
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(runtime) => runtime,
-        Err(e) => {
-            tracing::error!("cannot start the runtime: {e}");
-            return ExitCode::FAILURE;
-        }
     };
     let served = runtime.block_on(async {
         let config = HttpConfig::new().with_addr(addr);
