@@ -29,7 +29,13 @@
 //!    the response with `resultType` and the server's identity, in the buffer the `Done`
 //!    carries; `.len(out)` gives its length (writing the response to a handler's error).
 //!
-//! [`server::Server::handle`] runs all three for a synchronous [`server::Handler`].
+//! [`server::Server::drive`] is the one driver of the whole round, bytes in to bytes out: the
+//! caller gives it a [`server::Runner`] that runs the handler its way (at once, as a future,
+//! cancellable) and a [`server::Dialect`] (the hook where the 2025-11-25 dialect plugs in).
+//! [`server::Server::handle`] is its synchronous twin for a [`server::Handler`] (the same steps,
+//! no future); the host adapters and the serial loop are thin callers of the two. A call that must outlive the
+//! reader's borrow of its bytes keeps a `Copy` [`server::CallHandle`] instead of being
+//! accepted again.
 //!
 //! # Invariants
 //!

@@ -6,7 +6,10 @@
 //! is boxed per call.
 //!
 //! [`run_call`] runs phase two of a round (the handler) for a [`Call`] the core accepted;
-//! [`handle`] is the asynchronous twin of [`Server::handle`]: all three phases in one call.
+//! [`handle`] is the asynchronous twin of [`Server::handle`]: the core's round driver
+//! ([`Server::drive`]) with the application's futures as its runner, a panic in one caught
+//! ([`catch_panics`], the one place the host adapters catch panics). The stdio and HTTP
+//! adapters drive their rounds the same way, their runners adding cancellation.
 
 use core::future::{Future, poll_fn, ready};
 use core::pin::pin;
@@ -16,8 +19,8 @@ use std::panic::AssertUnwindSafe;
 use snodo_core::json::BufferTooSmall;
 use snodo_core::rpc::Id;
 use snodo_core::server::{
-    Call, Completion, CompletionReply, Done, Error, Handled, Handler, Notifier, PromptGet,
-    PromptReply, Registry, ResourceRead, ResourceReply, Round, Server, ToolCall, ToolReply,
+    Call, Completion, CompletionReply, Dialect, Done, Error, Handled, Handler, Notifier, PromptGet,
+    PromptReply, Registry, ResourceRead, ResourceReply, Round, Runner, Server, ToolCall, ToolReply,
 };
 
 /// An application whose handlers are `async`. Mirrors the core's [`Handler`]: only
@@ -123,7 +126,9 @@ pub async fn run_call<'a: 'o, 'o, A: AsyncHandler + ?Sized>(
 }
 
 /// A whole round for an asynchronous application: accepts `input`, runs the handler if one
-/// is needed, and writes the reply into `out` (the twin of [`Server::handle`]).
+/// is needed (a panic in it answered -32603 "The handler failed"), and writes the reply into
+/// `out` (the twin of [`Server::handle`]; both are the core's one round driver,
+/// [`Server::drive`]).
 pub async fn handle<'a, A: AsyncHandler>(
     server: &'a Server<'_, A>,
     input: &'a [u8],
@@ -131,13 +136,35 @@ pub async fn handle<'a, A: AsyncHandler>(
     out: &mut [u8],
     notifier: Option<&mut (dyn Notifier + Send)>,
 ) -> Result<Handled<'a>, BufferTooSmall> {
-    let call = match server.accept(input, round, out)?.into_call() {
-        Ok(call) => call,
-        Err(handled) => return Ok(handled),
+    let mut runner = AppRunner {
+        app: server.app(),
+        notifier,
     };
-    let notifier = notifier.map(|n| -> &mut (dyn Notifier + Send) { n });
-    let outcome = run_call(server.app(), &call, out, notifier).await;
-    call.finish(outcome).len(out).map(Handled::Reply)
+    let driven = server.drive(Dialect::Mrtr, input, round, out, &mut runner);
+    // This runner never gives a call up.
+    driven.await.unwrap_or(Ok(Handled::Silent))
+}
+
+/// Runs an [`AsyncHandler`]'s handlers for the core's round driver, a panic in one caught
+/// ([`catch_panics`]).
+pub(crate) struct AppRunner<'r, 'n, A: ?Sized> {
+    pub(crate) app: &'r A,
+    pub(crate) notifier: Option<&'n mut (dyn Notifier + Send)>,
+}
+
+impl<A: AsyncHandler + ?Sized> Runner for AppRunner<'_, '_, A> {
+    fn run<'o>(
+        &'o mut self,
+        call: &'o Call<'o>,
+        out: &'o mut [u8],
+    ) -> impl Future<Output = Option<Result<Done<'o>, Error>>> + 'o {
+        let notifier = self
+            .notifier
+            .as_deref_mut()
+            .map(|n| -> &mut (dyn Notifier + Send) { n });
+        let running = run_call(self.app, call, out, notifier);
+        async move { Some(catch_panics(call.context().id(), running).await) }
+    }
 }
 
 /// Runs a handler's future, turning a panic into the -32603 "The handler failed" (logged

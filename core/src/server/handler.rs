@@ -1,10 +1,10 @@
-//! The synchronous, one-call path used by firmware: both phases of a round in one call.
+//! Synchronous handlers, run to completion within the round (firmware's, and any host
+//! application without `await`s): [`Server::handle`](super::Server::handle) drives them.
 
 use super::{
-    Accepted, Call, Completion, CompletionReply, Done, Error, Notifier, PromptGet, PromptReply,
-    Registry, ResourceRead, ResourceReply, Round, Server, Subscription, ToolCall, ToolReply,
+    Accepted, Call, Completion, CompletionReply, Done, Error, PromptGet, PromptReply, Registry,
+    ResourceRead, ResourceReply, Subscription, ToolCall, ToolReply,
 };
-use crate::json::BufferTooSmall;
 use crate::rpc::Id;
 
 /// An application whose handlers run to completion synchronously.
@@ -67,36 +67,5 @@ impl<'a> Accepted<'a> {
             Accepted::Cancelled(id) => Err(Handled::Cancelled(id)),
             Accepted::Listen(s) => Err(Handled::Listen(s)),
         }
-    }
-}
-
-impl<A: Handler> Server<'_, A> {
-    /// Runs a whole round: accepts `input`, runs the handler if one is needed, and writes the
-    /// reply into `out`. Notifications the handler emits go to `notifier` first.
-    pub fn handle<'a>(
-        &'a self,
-        input: &'a [u8],
-        round: Round<'a>,
-        out: &mut [u8],
-        notifier: Option<&mut (dyn Notifier + Send)>,
-    ) -> Result<Handled<'a>, BufferTooSmall> {
-        // Matched here rather than through `Accepted::into_call`: the call is moved once
-        // less on the device's path.
-        let call = match self.accept(input, round, out)? {
-            Accepted::Call(call) => call,
-            Accepted::Replied(n) => return Ok(Handled::Reply(n)),
-            Accepted::Silent => return Ok(Handled::Silent),
-            Accepted::Cancelled(id) => return Ok(Handled::Cancelled(id)),
-            Accepted::Listen(s) => return Ok(Handled::Listen(s)),
-        };
-        let app = self.app();
-        let sink = || notifier.map(|n| -> &mut (dyn Notifier + Send) { n });
-        let outcome = match &call {
-            Call::Tool(c) => app.call_tool(c, c.reply(out, sink())),
-            Call::Resource(c) => app.read_resource(c, c.reply(out, sink())),
-            Call::Prompt(c) => app.get_prompt(c, c.reply(out, sink())),
-            Call::Complete(c) => app.complete(c, c.reply(out, sink())),
-        };
-        call.finish_in_place(outcome).len(out).map(Handled::Reply)
     }
 }

@@ -13,8 +13,11 @@
 //! 3. [`Call::finish`] admits the outcome and completes the response in the buffer the
 //!    `Done` carries; [`Finished::len`] gives its length (writing a handler's error first).
 //!
-//! [`Server::handle`] does all three for a synchronous [`Handler`]. Nothing of a round
-//! outlives it: the server keeps no state between rounds.
+//! [`Server::drive`] does all three, bytes in to bytes out, for every caller: it runs the
+//! handler through the caller's [`Runner`] (a cancellable future on a host), in a
+//! [`Dialect`]; [`Server::handle`] takes the same steps for a synchronous [`Handler`]. Nothing of a round outlives it: the
+//! server keeps no state between rounds. A [`CallHandle`] (`Copy`, `'static`) lets a task
+//! that outlives the reader borrow the call again from a copy of its bytes.
 
 /// `const` builder methods that each set one optional text field of a definition or of the
 /// server info, so that firmware can build them in `const` items. Several types with the
@@ -39,9 +42,11 @@ macro_rules! optional_text {
 
 mod accept;
 mod call;
+mod call_handle;
 mod config;
 mod context;
 mod definitions;
+mod driver;
 mod error;
 mod handler;
 mod input_required;
@@ -51,6 +56,7 @@ mod notify;
 mod plans;
 mod registry;
 mod reply;
+mod span;
 mod subscription;
 mod too_large;
 #[cfg(feature = "typed-args")]
@@ -63,9 +69,11 @@ pub use call::{
     Call, Completion, CompletionRef, Finished, MAX_ESCAPED_URI_LEN, PromptGet, ResourceRead,
     ResourceTarget, ToolCall,
 };
+pub use call_handle::CallHandle;
 pub use config::{CacheScope, Config, ListChanged, ServerCapabilities, ServerInfo};
 pub use context::{Principal, RequestContext, Round};
 pub use definitions::{DefinitionError, Refused};
+pub use driver::{Dialect, Runner};
 pub use error::{Error, ErrorKind, INVALID_STATE};
 pub use handler::{Handled, Handler};
 pub use input_required::InputRequired;

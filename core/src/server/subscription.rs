@@ -5,8 +5,9 @@
 //! long as the stream lives, writes the acknowledgement first, then writes each [`Event`] the
 //! filter wants, and ends with the graceful closing response. The core keeps nothing.
 
+use super::span::{IdSpan, Span};
 use super::{ServerCapabilities, ServerInfo};
-use crate::json::{Array, Limits, Object, Writer};
+use crate::json::{Array, Object, Writer};
 use crate::protocol::META_SERVER_INFO;
 use crate::rpc::Id;
 
@@ -203,52 +204,11 @@ pub struct SubscriptionSpans {
     resource_uris: Option<Span>,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum IdSpan {
-    Num(i64),
-    /// The string id with its quotes.
-    Str(Span),
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Span {
-    start: usize,
-    end: usize,
-}
-
-impl Span {
-    /// Where `part` lies in `input`, when it lies there.
-    fn of(input: &[u8], part: &[u8]) -> Option<Span> {
-        let start = (part.as_ptr() as usize).checked_sub(input.as_ptr() as usize)?;
-        let end = start.checked_add(part.len())?;
-        (end <= input.len()).then_some(Span { start, end })
-    }
-
-    /// The bytes at this span of `input`, parsed again on their own (a few bytes, not the
-    /// message): checked JSON even when `input` is not what the span was taken from.
-    fn parse(self, input: &[u8]) -> Option<crate::json::Value<'_>> {
-        let limits = Limits {
-            max_size: usize::MAX,
-            ..Limits::HOST
-        };
-        crate::json::parse(input.get(self.start..self.end)?, &limits).ok()
-    }
-}
-
 impl Subscription<'_> {
     /// This subscription as offsets into `input`, the bytes it was accepted from (`None`
     /// when it does not lie in them).
     pub fn spans(&self, input: &[u8]) -> Option<SubscriptionSpans> {
-        let id = match self.id {
-            Id::Num(n) => IdSpan::Num(n),
-            Id::Str(s) => {
-                let inner = Span::of(input, s.raw())?;
-                IdSpan::Str(Span {
-                    start: inner.start.checked_sub(1)?,
-                    end: inner.end.checked_add(1)?,
-                })
-            }
-        };
+        let id = IdSpan::of(input, self.id)?;
         let resource_uris = match self.filter.resource_uris {
             None => None,
             Some(uris) => Some(Span::of(input, uris.as_value().raw())?),
@@ -267,10 +227,7 @@ impl SubscriptionSpans {
     /// The subscription again, borrowed from `input` (the bytes it was accepted from, or a
     /// copy of them) and the server's `info`; `None` when `input` is not those bytes.
     pub fn view<'b>(&self, input: &'b [u8], info: &'b ServerInfo<'b>) -> Option<Subscription<'b>> {
-        let id = match self.id {
-            IdSpan::Num(n) => Id::Num(n),
-            IdSpan::Str(span) => Id::Str(span.parse(input)?.as_str()?),
-        };
+        let id = self.id.parse(input)?;
         let resource_uris = match self.resource_uris {
             None => None,
             Some(span) => Some(span.parse(input)?.as_array()?),
@@ -310,6 +267,7 @@ impl Unheld<'_, '_> {
 mod tests {
     use super::super::ListChanged;
     use super::*;
+    use crate::json::Limits;
 
     #[test]
     fn spans_re_borrow_the_subscription_from_a_copy_of_its_bytes() {

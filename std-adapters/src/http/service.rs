@@ -16,7 +16,9 @@ use http_body_util::{BodyExt, LengthLimitError, Limited};
 use snodo_core::json::{BufferTooSmall, Writer};
 use snodo_core::protocol::http::reply_status;
 use snodo_core::rpc::{self, ErrorCode, Incoming};
-use snodo_core::server::{Accepted, Notifier, Principal, Registry, Round, Server, Subscription};
+use snodo_core::server::{
+    Accepted, Call, Done, Error, Notifier, Principal, Registry, Round, Runner, Server, Subscription,
+};
 use tokio::sync::{broadcast, mpsc, watch};
 use tokio::time::{Instant, Interval};
 use tracing::Instrument;
@@ -29,7 +31,7 @@ use super::in_flight::{InFlight, RequestKey};
 use super::ops::{Metrics, Observation, Outcome};
 use crate::clock::unix_seconds;
 use crate::events::{EventBus, ServerEvent, everything_wanted, next_event};
-use crate::handler::{AsyncHandler, catch_panics, run_call};
+use crate::handler::{AppRunner, AsyncHandler};
 use crate::server_slot::ServerSlot;
 
 /// Errors a request body may fail with.
@@ -365,31 +367,23 @@ async fn run<A: AsyncHandler + 'static>(
             Some(Out::Accepted)
         }
         Ok(Ok(Accepted::Call(call))) => {
-            let key = RequestKey::new(principal.as_deref(), call.context().id());
-            let (registration, cancelled) = shared.in_flight.admit(key);
             let mut notifier = ChannelNotifier { outputs: &outputs };
-            let outcome = {
-                let running = run_call(server.app(), &call, &mut out, Some(&mut notifier));
-                let running = catch_panics(call.context().id(), running);
-                tokio::select! {
-                    biased;
-                    Ok(()) = cancelled => None,
-                    outcome = running => Some(outcome),
-                }
+            let mut runner = CancellableRunner {
+                in_flight: &shared.in_flight,
+                principal: principal.as_deref(),
+                app: AppRunner {
+                    app: server.app(),
+                    notifier: Some(&mut notifier),
+                },
             };
-            drop(registration);
-            match outcome {
-                None => {
-                    tracing::debug!(id = ?call.context().id(), "cancelled; no response");
-                    None
+            match server.drive_call(call, &mut out, &mut runner).await {
+                Some(Ok(len)) => {
+                    let reply = Bytes::copy_from_slice(&out[..len]);
+                    Some(Out::Reply(reply.clone(), status_of(&reply)))
                 }
-                Some(outcome) => Some(match call.finish(outcome).len(&mut out) {
-                    Ok(len) => {
-                        let reply = Bytes::copy_from_slice(&out[..len]);
-                        Out::Reply(reply.clone(), status_of(&reply))
-                    }
-                    Err(too_small) => too_large(server, &body, too_small),
-                }),
+                Some(Err(too_small)) => Some(too_large(server, &body, too_small)),
+                // Cancelled: no response.
+                None => None,
             }
         }
         Ok(Ok(Accepted::Listen(subscription))) => {
@@ -490,6 +484,38 @@ impl Listen<'_, '_> {
             Err(too_small) => {
                 tracing::warn!(required = too_small.required, "notification too large");
             }
+        }
+    }
+}
+
+/// Runs a call registered under its principal and id while it runs, so that a
+/// `notifications/cancelled` naming it drops its handler (and no response is sent).
+struct CancellableRunner<'s, 'r, 'n, A> {
+    in_flight: &'s InFlight,
+    principal: Option<&'s str>,
+    app: AppRunner<'r, 'n, A>,
+}
+
+impl<A: AsyncHandler> Runner for CancellableRunner<'_, '_, '_, A> {
+    fn run<'o>(
+        &'o mut self,
+        call: &'o Call<'o>,
+        out: &'o mut [u8],
+    ) -> impl Future<Output = Option<Result<Done<'o>, Error>>> + 'o {
+        let id = call.context().id();
+        let (registration, cancelled) = self.in_flight.admit(RequestKey::new(self.principal, id));
+        let running = self.app.run(call, out);
+        async move {
+            let outcome = tokio::select! {
+                biased;
+                Ok(()) = cancelled => None,
+                outcome = running => outcome,
+            };
+            drop(registration);
+            if outcome.is_none() {
+                tracing::debug!(?id, "cancelled; no response");
+            }
+            outcome
         }
     }
 }

@@ -5,8 +5,8 @@
 //! One reader reads lines in order ([`StdioConfig::max_line_len`] bounds them; a BOM and
 //! `\r\n` are tolerated, blank lines skipped) into one of [`StdioConfig::max_concurrency`]
 //! slots, each with a line buffer and an output buffer that are reused from request to
-//! request. The slot's round starts at once, before the next line is read, and parses the
-//! line once, in phase one of the round, [`Server::accept`]:
+//! request. The slot's round starts at once, before the next line is read, and is driven by
+//! the core ([`Server::drive`]), which parses the line once:
 //!
 //! - what the core answers by itself (errors, `server/discover`, the lists, invalid tool
 //!   arguments) is queued for output at once;
@@ -52,14 +52,16 @@ use std::task::{Context, Poll};
 
 use snodo_core::json::{BufferTooSmall, Writer};
 use snodo_core::rpc::{self, ErrorCode};
-use snodo_core::server::{Accepted, Round, Server, Subscription, SubscriptionSpans};
+use snodo_core::server::{
+    Call, Dialect, Done, Error, Handled, Round, Runner, Server, Subscription, SubscriptionSpans,
+};
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::{broadcast, oneshot, watch};
 use tokio::task::JoinSet;
 
 use crate::clock::unix_seconds;
 use crate::events::{EventBus, ServerEvent, everything_wanted, next_event};
-use crate::handler::{AsyncHandler, catch_panics, run_call};
+use crate::handler::{AppRunner, AsyncHandler};
 use crate::message;
 
 pub use config::StdioConfig;
@@ -382,46 +384,35 @@ impl<A: AsyncHandler + 'static> Session<A> {
         line: &[u8],
         out: &mut [u8],
     ) -> Result<(), Closed> {
-        let now = unix_seconds();
-        let call = match self.server.accept(line, Round::anonymous(now), out) {
-            Ok(Accepted::Call(call)) => call,
-            Ok(Accepted::Replied(len)) => return self.output.send(&out[..len]).await,
-            Ok(Accepted::Silent) => return Ok(()),
-            Ok(Accepted::Listen(subscription)) => {
-                return self.listen(&subscription, line, ticket, out).await;
-            }
-            Ok(Accepted::Cancelled(id)) => {
-                let key = RequestKey::from(id);
-                let stopped = self.in_flight.cancel(&key);
-                tracing::debug!(request = ?key, stopped, "cancellation");
-                return Ok(());
-            }
-            Err(too_small) => return self.send_too_large(line, too_small).await,
-        };
-        let key = RequestKey::from(call.context().id());
-        self.in_flight.admit(key.clone(), ticket, Stop::Slot(slot));
+        let round = Round::anonymous(unix_seconds());
         let mut notifier = OutputNotifier {
             output: &self.output,
         };
-        let outcome = {
-            let running = run_call(self.server.app(), &call, out, Some(&mut notifier));
-            let mut running = pin!(catch_panics(call.context().id(), running));
-            poll_fn(|cx| {
-                if self.in_flight.is_cancelled(slot) {
-                    return Poll::Ready(None);
-                }
-                running.as_mut().poll(cx).map(Some)
-            })
-            .await
+        let mut runner = SlotRunner {
+            session: self,
+            slot,
+            ticket,
+            app: AppRunner {
+                app: self.server.app(),
+                notifier: Some(&mut notifier),
+            },
         };
-        self.in_flight.finish(&key, ticket);
-        let Some(outcome) = outcome else {
-            tracing::debug!(request = ?key, "cancelled; no response");
-            return Ok(());
-        };
-        match call.finish(outcome).len(out) {
-            Ok(len) => self.output.send(&out[..len]).await,
-            Err(too_small) => self.send_too_large(line, too_small).await,
+        let driven = self
+            .server
+            .drive(Dialect::Mrtr, line, round, out, &mut runner);
+        match driven.await {
+            Some(Ok(Handled::Reply(len))) => self.output.send(&out[..len]).await,
+            Some(Ok(Handled::Listen(subscription))) => {
+                self.listen(&subscription, line, ticket, out).await
+            }
+            Some(Ok(Handled::Cancelled(id))) => {
+                let key = RequestKey::from(id);
+                let stopped = self.in_flight.cancel(&key);
+                tracing::debug!(request = ?key, stopped, "cancellation");
+                Ok(())
+            }
+            Some(Ok(Handled::Silent)) | None => Ok(()),
+            Some(Err(too_small)) => self.send_too_large(line, too_small).await,
         }
     }
 
@@ -472,6 +463,43 @@ impl<A: AsyncHandler + 'static> Session<A> {
         while listeners.try_join_next().is_some() {}
         listeners.spawn(stream.run());
         Ok(())
+    }
+}
+
+/// Runs a call in its reader slot: registered under its id while it runs, so that a
+/// `notifications/cancelled` naming it drops its handler (and no response is sent).
+struct SlotRunner<'s, 'r, 'n, A: 'static> {
+    session: &'s Session<A>,
+    slot: usize,
+    ticket: u64,
+    app: AppRunner<'r, 'n, A>,
+}
+
+impl<A: AsyncHandler + 'static> Runner for SlotRunner<'_, '_, '_, A> {
+    fn run<'o>(
+        &'o mut self,
+        call: &'o Call<'o>,
+        out: &'o mut [u8],
+    ) -> impl Future<Output = Option<Result<Done<'o>, Error>>> + 'o {
+        let (in_flight, slot, ticket) = (&self.session.in_flight, self.slot, self.ticket);
+        let key = RequestKey::from(call.context().id());
+        in_flight.admit(key.clone(), ticket, Stop::Slot(slot));
+        let running = self.app.run(call, out);
+        async move {
+            let mut running = pin!(running);
+            let outcome = poll_fn(|cx| {
+                if in_flight.is_cancelled(slot) {
+                    return Poll::Ready(None);
+                }
+                running.as_mut().poll(cx)
+            })
+            .await;
+            in_flight.finish(&key, ticket);
+            if outcome.is_none() {
+                tracing::debug!(request = ?key, "cancelled; no response");
+            }
+            outcome
+        }
     }
 }
 
