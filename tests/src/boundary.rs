@@ -633,6 +633,13 @@ impl Boundary for Stdio {
                 return exchange;
             } else if probe && exchange.reply.is_none() {
                 exchange.reply = Some(received);
+            } else if received["id"].is_null() && exchange.reply.is_none() {
+                // The error for a message whose id the server could not read: the reply to
+                // the one message in flight.
+                return Exchange {
+                    reply: Some(received),
+                    ..exchange
+                };
             } else {
                 panic!("{label}: a response nobody waits for: {received}\nafter: {message}");
             }

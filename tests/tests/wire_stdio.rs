@@ -1,5 +1,9 @@
 //! Literal wire tests over stdio against the example server
-//! (`cargo run -p snodo-std --example preferences -- --stdio`).
+//! (`cargo run -p snodo-std --example preferences -- --stdio`): the example's catalogue, and
+//! what only the stdio transport does (bytes that are not text, a BOM and `\r\n`, overlong
+//! lines, concurrency, cancellation of a running request). The wire rules themselves (invalid
+//! requests, `_meta` admission, removed methods, the retry envelope, notifications) are the
+//! wire suite's, run over stdio among the other boundaries by `wire_direct.rs`.
 //!
 //! Each test starts the example binary, writes newline-delimited requests to its standard
 //! input, closes it, and reads every line the server writes until it exits. Replies are
@@ -21,14 +25,12 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 use snodo_tests::harness::{
     ANY_STRING, bare, cacheable_from, complete_from, error, error_with_data, matches, meta,
-    notification, raw_request, request,
+    notification, request,
 };
 
 const PARSE_ERROR: i64 = -32700;
 const INVALID_REQUEST: i64 = -32600;
-const METHOD_NOT_FOUND: i64 = -32601;
 const INVALID_PARAMS: i64 = -32602;
-const UNSUPPORTED_VERSION: i64 = -32022;
 
 /// The example's default cache hints.
 const TTL: u64 = 60_000;
@@ -684,174 +686,9 @@ fn parse_errors_over_stdio_have_null_ids_and_the_server_goes_on() {
     assert_eq!(t.messages.len(), 7);
 }
 
-#[test]
-fn invalid_requests_over_stdio() {
-    let m = meta();
-    let t = session(&[
-        format!("[{}]", bare(1, "tools/list")),
-        "[]".to_string(),
-        "42".to_string(),
-        r#""tools/list""#.to_string(),
-        json!({"jsonrpc": "1.0", "id": "v", "method": "tools/list", "params": {"_meta": m}})
-            .to_string(),
-        json!({"jsonrpc": "2.0", "id": "m", "method": 5, "params": {"_meta": m}}).to_string(),
-        json!({"jsonrpc": "2.0", "id": 1.5, "method": "tools/list", "params": {"_meta": m}})
-            .to_string(),
-        json!({"jsonrpc": "2.0", "id": null, "method": "tools/list", "params": {"_meta": m}})
-            .to_string(),
-        json!({"jsonrpc": "2.0", "id": true, "method": "tools/list", "params": {"_meta": m}})
-            .to_string(),
-        json!({"jsonrpc": "2.0", "id": {"a": 1}, "method": "tools/list", "params": {"_meta": m}})
-            .to_string(),
-        json!({"jsonrpc": "2.0", "id": "x".repeat(257), "method": "tools/list", "params": {"_meta": m}})
-            .to_string(),
-        json!({"jsonrpc": "2.0", "id": "9223372036854775808", "method": "tools/list", "params": {"_meta": m}})
-            .to_string()
-            .replace("\"9223372036854775808\"", "9223372036854775808"),
-        bare("y".repeat(256), "server/discover"),
-        bare(i64::MAX, "server/discover"),
-        bare(i64::MIN, "server/discover"),
-    ]);
-    let nulls = t.null_id_replies();
-    assert_eq!(nulls.len(), 10, "{:#?}", t.messages);
-    for reply in nulls {
-        assert!(
-            matches(reply, &error(Value::Null, INVALID_REQUEST)),
-            "{reply:#}"
-        );
-    }
-    t.expect(error("v", INVALID_REQUEST));
-    t.expect(error("m", INVALID_REQUEST));
-    for id in [json!("y".repeat(256)), json!(i64::MAX), json!(i64::MIN)] {
-        assert_eq!(t.reply(&id)["result"]["resultType"], "complete");
-    }
-    assert_eq!(t.messages.len(), 15);
-}
-
-#[test]
-fn meta_admission_over_stdio() {
-    let version = "io.modelcontextprotocol/protocolVersion";
-    let caps = "io.modelcontextprotocol/clientCapabilities";
-    let t = session(&[
-        r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#.to_string(),
-        raw_request(2, "tools/list", json!({})),
-        raw_request(3, "tools/list", json!({"_meta": {caps: {}}})),
-        raw_request(4, "tools/list", json!({"_meta": {version: "2026-07-28"}})),
-        raw_request(
-            5,
-            "tools/list",
-            json!({"_meta": {version: "2026-07-28", caps: {"sampling": true}}}),
-        ),
-        raw_request(
-            6,
-            "tools/call",
-            json!({"_meta": {version: "2025-11-25", caps: {}}, "name": "echo", "arguments": {"text": "x"}}),
-        ),
-        raw_request(
-            7,
-            "server/discover",
-            json!({"_meta": {version: "1900-01-01", caps: {}}}),
-        ),
-    ]);
-    for id in 1..=5 {
-        t.expect(error(id, INVALID_PARAMS));
-    }
-    t.expect(error_with_data(
-        6,
-        UNSUPPORTED_VERSION,
-        json!({"supported": ["2026-07-28"], "requested": "2025-11-25"}),
-    ));
-    t.expect(error_with_data(
-        7,
-        UNSUPPORTED_VERSION,
-        json!({"supported": ["2026-07-28"], "requested": "1900-01-01"}),
-    ));
-}
-
-#[test]
-fn removed_and_unknown_methods_over_stdio() {
-    let methods = [
-        "ping",
-        "logging/setLevel",
-        "resources/subscribe",
-        "resources/unsubscribe",
-        "sampling/createMessage",
-        "elicitation/create",
-        "roots/list",
-        "tasks/get",
-        "made/up",
-    ];
-    let mut lines: Vec<String> = methods.iter().map(|m| bare(*m, m)).collect();
-    lines.push(raw_request(
-        "init",
-        "initialize",
-        json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "legacy", "version": "1"}}),
-    ));
-    let t = session(&lines);
-    for method in methods {
-        t.expect(error(method, METHOD_NOT_FOUND));
-    }
-    t.expect(error_with_data(
-        "init",
-        METHOD_NOT_FOUND,
-        json!({"supported": ["2026-07-28"]}),
-    ));
-}
-
-#[test]
-fn a_malformed_retry_envelope_over_stdio_is_invalid_params() {
-    let echo = json!({"name": "echo", "arguments": {"text": "x"}});
-    let with = |key: &str, value: Value| {
-        let mut params = echo.clone();
-        params[key] = value;
-        params
-    };
-    let t = session(&[
-        request(1, "tools/call", with("requestState", json!(5))),
-        request(2, "tools/call", with("inputResponses", json!([]))),
-        request(3, "tools/call", with("inputResponses", json!({"a": "b"}))),
-        request(
-            4,
-            "resources/read",
-            json!({"uri": "preview://about", "requestState": {}}),
-        ),
-        request(
-            5,
-            "prompts/get",
-            json!({"name": "greeting_prompt", "arguments": {"name": "A"}, "inputResponses": {"k": 1}}),
-        ),
-        request(
-            6,
-            "tools/call",
-            json!({"name": "echo", "arguments": {"text": "x"}, "requestState": "s", "inputResponses": {"k": {}}}),
-        ),
-    ]);
-    for id in 1..=5 {
-        t.expect(error(id, INVALID_PARAMS));
-    }
-    t.expect(text_result(6, "x"));
-}
-
 // ---------------------------------------------------------------------------------------
 // Notifications, framing, concurrency, cancellation
 // ---------------------------------------------------------------------------------------
-
-#[test]
-fn notifications_over_stdio_are_never_answered() {
-    let t = session(&[
-        notification("notifications/initialized", json!({})),
-        notification("notifications/cancelled", json!({"requestId": 99})),
-        notification(
-            "notifications/progress",
-            json!({"progressToken": 1, "progress": 1}),
-        ),
-        notification("made/up", json!({})),
-        notification("tools/call", json!({"name": "fail"})),
-        r#"{"jsonrpc":"2.0","method":"tools/list"}"#.to_string(),
-        r#"{"jsonrpc":"2.0","id":1,"result":{}}"#.to_string(),
-    ]);
-    assert!(t.messages.is_empty(), "{:#?}", t.messages);
-}
 
 #[test]
 fn a_bom_crlf_and_blank_lines_are_tolerated() {

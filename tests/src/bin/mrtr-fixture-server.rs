@@ -8,8 +8,9 @@
 //!
 //! - `--app fixture` (the default) serves [`MrtrFixture`]; `--app preferences` serves the
 //!   `preferences` example's typed preference flows
-//!   ([`snodo_tests::mrtr_fixture::typed_preferences`]). Both with the fixtures' identity and
-//!   cache hints ([`snodo_tests::fixture::config`]).
+//!   ([`snodo_tests::mrtr_fixture::typed_preferences`]); `--app wire` serves the wire suite's
+//!   [`Fixture`](snodo_tests::fixture::Fixture). All with the fixtures' identity and cache
+//!   hints ([`snodo_tests::fixture::config`]).
 //! - Over stdio, standard output carries only MCP messages and the server exits at the end of
 //!   input. Over HTTP, the first line on standard output is the endpoint's URL (port 0 picks a
 //!   free one); SIGINT or SIGTERM shuts the listener down gracefully.
@@ -32,15 +33,17 @@ use snodo_std::AsyncHandler;
 use snodo_std::http::{HttpConfig, HttpListener};
 use snodo_std::stdio::{StdioConfig, serve_stdio};
 use snodo_std::typed::TypedApp;
+use snodo_tests::fixture::Fixture;
 use snodo_tests::mrtr_fixture::MrtrFixture;
 use tracing_subscriber::EnvFilter;
 
 const USAGE: &str = "\
-usage: mrtr-fixture-server [--app fixture|preferences] [--stdio | --http ADDR]
+usage: mrtr-fixture-server [--app fixture|preferences|wire] [--stdio | --http ADDR]
                            [--secret-hex HEX | --key ID=HEX ... | --no-keys]
 
   --app NAME        fixture (the default): the MRTR fixture application;
-                    preferences: the example's preference flow
+                    preferences: the example's preference flow;
+                    wire: the wire suite's fixture (keys are not used)
   --stdio           serve on standard input and output (the default)
   --http ADDR       serve Streamable HTTP on ADDR and print the endpoint's URL first
   --secret-hex HEX  seal state with this 32-byte secret (64 hex digits; tests only)
@@ -52,6 +55,7 @@ usage: mrtr-fixture-server [--app fixture|preferences] [--stdio | --http ADDR]
 enum App {
     Fixture,
     Preferences,
+    Wire,
 }
 
 #[derive(Debug, PartialEq, Eq)]
@@ -107,6 +111,7 @@ fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Option<Options>,
                 options.app = match value("--app")?.as_str() {
                     "fixture" => App::Fixture,
                     "preferences" => App::Preferences,
+                    "wire" => App::Wire,
                     other => return Err(format!("unknown app `{other}`")),
                 }
             }
@@ -200,6 +205,13 @@ fn main() -> ExitCode {
     };
     match options.app {
         App::Fixture => match Server::new(config, MrtrFixture::new()) {
+            Ok(server) => run(server, options.http),
+            Err(e) => {
+                eprintln!("mrtr-fixture-server: bad definition: {e}");
+                ExitCode::FAILURE
+            }
+        },
+        App::Wire => match Server::new(snodo_tests::fixture::config(), Fixture::new()) {
             Ok(server) => run(server, options.http),
             Err(e) => {
                 eprintln!("mrtr-fixture-server: bad definition: {e}");
