@@ -38,6 +38,21 @@
 //! most [`MAX_CACHED_TOOLS`] tools in [`TOOL_CACHE_BYTES`]; a tool call that the server
 //! refuses with -32020 (`HeaderMismatch`) lists the tools again and is retried once with the
 //! fresh definitions.
+//!
+//! # Both eras
+//!
+//! Before its first operation the client learns the server's era ([`Negotiation::Auto`], the
+//! default, as the 2026-07-28 stdio and Streamable HTTP pages prescribe): it probes with
+//! `server/discover`; a result or a 2026-07-28 error keeps it modern, anything else (another
+//! error, a `4xx` without a JSON-RPC body, no answer within
+//! [`ClientBuilder::probe_timeout`]) makes it open an `initialize` session
+//! ([`snodo_core::client::legacy`]). On a legacy session requests go without the envelope;
+//! over HTTP they carry the session's `Mcp-Session-Id` and `MCP-Protocol-Version`, the
+//! session's event stream (`GET`) is read, and [`Client::close`] `DELETE`s the session. The
+//! server's `elicitation/create`, `sampling/createMessage`, `roots/list` and `ping` requests
+//! are answered by the same handlers, at most [`MAX_CONCURRENT_SERVER_REQUESTS`] at a time;
+//! a kind without a handler (never declared) is refused with -32601. [`Client::era`] says
+//! which era was found.
 
 mod error;
 mod handlers;
