@@ -244,6 +244,42 @@ function expectText(actual, expected, what) {
 
 const timeout = { timeout: LEG_TIMEOUT_MS };
 
+/**
+ * The preference flow as tool, resource and prompt, in either era: how to run it, where its
+ * text is, which requests are its own, and what else its result and requests must show.
+ */
+const FAMILIES = [
+  {
+    name: 'tool preference_preview',
+    method: 'tools/call',
+    pick: (p) => p.name === 'preference_preview',
+    run: (client) => client.callTool({ name: 'preference_preview', arguments: { subject: 'interop' } }, timeout),
+    text: (result) => result.content?.[0]?.text,
+    checkResult: () => {},
+    checkRequest: (request) =>
+      check(isDeepStrictEqual(request.params.arguments, { subject: 'interop' }), 'arguments changed between legs'),
+  },
+  {
+    name: 'resource preview://preferences',
+    method: 'resources/read',
+    pick: (p) => p.uri === 'preview://preferences',
+    run: (client) => client.readResource({ uri: 'preview://preferences' }, { ...timeout, cacheMode: 'bypass' }),
+    text: (result) => result.contents?.[0]?.text,
+    checkResult: (result) =>
+      check(result.contents[0].uri === 'preview://preferences', `contents for ${result.contents[0].uri}`),
+    checkRequest: () => {},
+  },
+  {
+    name: 'prompt preference_prompt',
+    method: 'prompts/get',
+    pick: (p) => p.name === 'preference_prompt',
+    run: (client) => client.getPrompt({ name: 'preference_prompt' }, timeout),
+    text: (result) => result.messages?.[0]?.content?.text,
+    checkResult: (result) => check(result.messages[0].role === 'user', `role ${result.messages[0].role}`),
+    checkRequest: () => {},
+  },
+];
+
 function cases(client, recorder, transport) {
   const isTool = (name) => (p) => p.name === name;
   return [
@@ -274,47 +310,19 @@ function cases(client, recorder, transport) {
         return 'server/discover in place';
       },
     },
-    {
-      name: 'tool preference_preview: 3 legs',
+    ...FAMILIES.map((family) => ({
+      name: `${family.name}: 3 legs`,
       run: async () => {
         const mark = recorder.mark();
-        const result = await client.callTool(
-          { name: 'preference_preview', arguments: { subject: 'interop' } },
-          timeout,
-        );
-        expectText(result.content?.[0]?.text, PREVIEW, 'final result');
-        const flow = legs(recorder, mark, 'tools/call', isTool('preference_preview'), 3);
+        const result = await family.run(client);
+        expectText(family.text(result), PREVIEW, 'final result');
+        family.checkResult(result);
+        const flow = legs(recorder, mark, family.method, family.pick, 3);
         checkPreferenceLegs(flow);
-        for (const leg of flow) {
-          check(isDeepStrictEqual(leg.request.params.arguments, { subject: 'interop' }), 'arguments changed between legs');
-        }
+        for (const leg of flow) family.checkRequest(leg.request);
         return PREVIEW;
       },
-    },
-    {
-      name: 'resource preview://preferences: 3 legs',
-      run: async () => {
-        const mark = recorder.mark();
-        const result = await client.readResource({ uri: 'preview://preferences' }, { ...timeout, cacheMode: 'bypass' });
-        expectText(result.contents?.[0]?.text, PREVIEW, 'final result');
-        check(result.contents[0].uri === 'preview://preferences', `contents for ${result.contents[0].uri}`);
-        const flow = legs(recorder, mark, 'resources/read', (p) => p.uri === 'preview://preferences', 3);
-        checkPreferenceLegs(flow);
-        return PREVIEW;
-      },
-    },
-    {
-      name: 'prompt preference_prompt: 3 legs',
-      run: async () => {
-        const mark = recorder.mark();
-        const result = await client.getPrompt({ name: 'preference_prompt' }, timeout);
-        expectText(result.messages?.[0]?.content?.text, PREVIEW, 'final message');
-        check(result.messages[0].role === 'user', `role ${result.messages[0].role}`);
-        const flow = legs(recorder, mark, 'prompts/get', isTool('preference_prompt'), 3);
-        checkPreferenceLegs(flow);
-        return PREVIEW;
-      },
-    },
+    })),
     {
       name: 'tool reset_preview: state kept, then discarded',
       run: async () => {
@@ -602,43 +610,19 @@ function legacyCases(client, recorder, transport) {
         return `${result.protocolVersion}, capabilities ${short(result.capabilities)}`;
       },
     },
-    {
-      name: 'tool preference_preview: one request, color and style bridged',
+    ...FAMILIES.map((family) => ({
+      name: `${family.name}: one request, color and style bridged`,
       run: async () => {
         const mark = recorder.mark();
-        const result = await client.callTool(
-          { name: 'preference_preview', arguments: { subject: 'interop' } },
-          timeout,
-        );
-        expectText(result.content?.[0]?.text, PREVIEW, 'final result');
-        const flow = legacyFlow(recorder, mark, 'tools/call', isTool('preference_preview'));
-        check(isDeepStrictEqual(flow.call.params.arguments, { subject: 'interop' }), 'arguments changed');
+        const result = await family.run(client);
+        expectText(family.text(result), PREVIEW, 'final result');
+        family.checkResult(result);
+        const flow = legacyFlow(recorder, mark, family.method, family.pick);
+        family.checkRequest(flow.call);
         checkBridgedPreference(flow);
         return PREVIEW;
       },
-    },
-    {
-      name: 'resource preview://preferences: one request, color and style bridged',
-      run: async () => {
-        const mark = recorder.mark();
-        const result = await client.readResource({ uri: 'preview://preferences' }, timeout);
-        expectText(result.contents?.[0]?.text, PREVIEW, 'final result');
-        const flow = legacyFlow(recorder, mark, 'resources/read', (p) => p.uri === 'preview://preferences');
-        checkBridgedPreference(flow);
-        return PREVIEW;
-      },
-    },
-    {
-      name: 'prompt preference_prompt: one request, color and style bridged',
-      run: async () => {
-        const mark = recorder.mark();
-        const result = await client.getPrompt({ name: 'preference_prompt' }, timeout);
-        expectText(result.messages?.[0]?.content?.text, PREVIEW, 'final message');
-        const flow = legacyFlow(recorder, mark, 'prompts/get', isTool('preference_prompt'));
-        checkBridgedPreference(flow);
-        return PREVIEW;
-      },
-    },
+    })),
     tool('reset_preview', '{"status":"accept","stateDiscarded":true}', ['elicitation/create']),
     tool('url_preview', '{"consent":"accept","externalStatus":"pending"}', ['elicitation/create'], (flow) => {
       const [ask] = flow.asks;

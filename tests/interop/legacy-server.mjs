@@ -9,9 +9,9 @@
 //
 // Tools: `greet` (no input), `pick_color` (asks for a form elicitation), `suggest` (asks the
 // client's model through sampling/createMessage), `count_roots` (asks roots/list), and
-// `open_page` (a URL elicitation). With --log, every message the server receives and every
-// HTTP request line with its MCP headers is written there as one JSON object a line, so the
-// test can read what the client sent.
+// `open_page` (a URL elicitation). With --log, every message the server receives and sends
+// and every HTTP request line with its MCP headers is written there as one JSON object a
+// line, so the test can read what passed between them.
 
 import { randomUUID } from 'node:crypto';
 import { appendFileSync } from 'node:fs';
@@ -85,8 +85,13 @@ function newServer() {
   return server;
 }
 
-/** Logs every message a transport receives. */
+/** Logs every message a transport receives and sends. */
 function record(transport) {
+  const send = transport.send.bind(transport);
+  transport.send = (message, options) => {
+    log({ event: 'sent', message });
+    return send(message, options);
+  };
   const start = transport.start.bind(transport);
   transport.start = async () => {
     const handler = transport.onmessage;

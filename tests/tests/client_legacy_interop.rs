@@ -51,6 +51,20 @@ fn server_command(transport: &str, log: &Path) -> tokio::process::Command {
     command
 }
 
+/// A scratch directory and the path of the server's log in it.
+fn scratch_log() -> (tempfile::TempDir, PathBuf) {
+    let scratch = tempfile::tempdir().expect("a scratch dir");
+    let log = scratch.path().join("server.jsonl");
+    (scratch, log)
+}
+
+/// The client `builder` makes, with the server started over stdio and logging to `log`.
+fn over_stdio(builder: ClientBuilder, log: &Path) -> Client {
+    builder
+        .stdio(server_command("--stdio", log))
+        .expect("the client starts the server")
+}
+
 /// A client with a handler of every kind, each giving a fixed answer.
 fn builder() -> ClientBuilder {
     Client::builder("snodo-legacy-interop", "0.1.0")
@@ -78,8 +92,13 @@ fn read_log(log: &Path) -> Vec<Value> {
 
 /// The JSON-RPC messages the server received, in order.
 fn messages(log: &[Value]) -> Vec<Value> {
+    logged(log, "message")
+}
+
+/// The JSON-RPC messages of one `event` kind (`message`: received; `sent`), in order.
+fn logged(log: &[Value], event: &str) -> Vec<Value> {
     log.iter()
-        .filter(|e| e["event"] == "message")
+        .filter(|e| e["event"] == event)
         .map(|e| e["message"].clone())
         .collect()
 }
@@ -163,11 +182,8 @@ fn check_messages(messages: &[Value]) {
 #[tokio::test]
 #[ignore = "needs tests/interop installed; run by scripts/interop.sh"]
 async fn stdio_probe_falls_back_to_initialize_and_answers_server_requests() {
-    let scratch = tempfile::tempdir().expect("a scratch dir");
-    let log = scratch.path().join("server.jsonl");
-    let client = builder()
-        .stdio(server_command("--stdio", &log))
-        .expect("the client starts the server");
+    let (_scratch, log) = scratch_log();
+    let client = over_stdio(builder(), &log);
     exercise(&client).await;
     client.close().await;
     let messages = messages(&read_log(&log));
@@ -180,8 +196,7 @@ async fn stdio_probe_falls_back_to_initialize_and_answers_server_requests() {
 #[tokio::test]
 #[ignore = "needs tests/interop installed; run by scripts/interop.sh"]
 async fn http_probe_falls_back_to_a_session_and_deletes_it_on_close() {
-    let scratch = tempfile::tempdir().expect("a scratch dir");
-    let log = scratch.path().join("server.jsonl");
+    let (_scratch, log) = scratch_log();
     let mut server = server_command("--http", &log)
         .stdout(Stdio::piped())
         .spawn()
@@ -234,12 +249,8 @@ async fn http_probe_falls_back_to_a_session_and_deletes_it_on_close() {
 #[tokio::test]
 #[ignore = "needs tests/interop installed; run by scripts/interop.sh"]
 async fn a_legacy_only_client_skips_the_probe() {
-    let scratch = tempfile::tempdir().expect("a scratch dir");
-    let log = scratch.path().join("server.jsonl");
-    let client = builder()
-        .negotiation(Negotiation::Legacy)
-        .stdio(server_command("--stdio", &log))
-        .expect("the client starts the server");
+    let (_scratch, log) = scratch_log();
+    let client = over_stdio(builder().negotiation(Negotiation::Legacy), &log);
     let result = client.call_tool("greet", Value::Null).await.expect("greet");
     assert_eq!(text(&result), "hello from a legacy server");
     client.close().await;
@@ -254,5 +265,46 @@ async fn a_legacy_only_client_skips_the_probe() {
             json!("notifications/initialized"),
             json!("tools/call")
         ]
+    );
+}
+
+#[tokio::test]
+#[ignore = "needs tests/interop installed; run by scripts/interop.sh"]
+async fn a_kind_without_a_handler_is_refused_and_never_declared() {
+    let (_scratch, log) = scratch_log();
+    let client = over_stdio(
+        Client::builder("snodo-legacy-interop", "0.1.0")
+            .timeout(Some(PATIENCE))
+            .on_form(|_| async { Ok(ElicitResult::decline()) }),
+        &log,
+    );
+    let declined = client
+        .call_tool("pick_color", Value::Null)
+        .await
+        .expect("pick_color");
+    assert_eq!(text(&declined), "action: decline");
+    // The SDK sends no sampling request to a client that did not declare sampling.
+    let refused = client.call_tool("suggest", Value::Null).await;
+    client.close().await;
+    let log = read_log(&log);
+    let messages = messages(&log);
+    assert_eq!(
+        messages[1]["params"]["capabilities"],
+        json!({"elicitation": {"form": {}}}),
+        "only the installed handler's kind is declared"
+    );
+    assert!(
+        !messages
+            .iter()
+            .any(|m| m["method"] == "sampling/createMessage"),
+        "no sampling request reached the log"
+    );
+    let failed = match &refused {
+        Ok(result) => result["isError"] == true,
+        Err(_) => true,
+    };
+    assert!(
+        failed,
+        "suggest cannot succeed without sampling: {refused:?}"
     );
 }

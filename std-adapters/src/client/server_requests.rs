@@ -90,3 +90,72 @@ fn refusal(id: Option<snodo_core::json::Value<'_>>, code: i64, message: &str) ->
     out.truncate(n);
     Some(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use super::super::handlers::{HandlerError, slot};
+    use super::super::{DEFAULT_LIMITS, ElicitResult};
+    use super::*;
+
+    fn reply(handlers: &Handlers, message: &str) -> Value {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .expect("a runtime");
+        let bytes = rt
+            .block_on(answer(handlers, message.as_bytes(), &DEFAULT_LIMITS))
+            .expect("an answer");
+        serde_json::from_slice(&bytes).expect("JSON")
+    }
+
+    const ELICIT: &str = r#"{"jsonrpc":"2.0","id":"e1","method":"elicitation/create","params":{"message":"Color?","requestedSchema":{"type":"object","properties":{"color":{"type":"string"}}}}}"#;
+
+    #[test]
+    fn the_installed_handler_answers_and_a_missing_one_is_refused() {
+        let mut handlers = Handlers::default();
+        assert_eq!(
+            reply(&handlers, ELICIT),
+            json!({"jsonrpc":"2.0","id":"e1","error":{"code":-32601,"message":"this client answers no form elicitation"}})
+        );
+        handlers.form = slot(|_| async { Ok(ElicitResult::accept(json!({"color": "teal"}))) });
+        assert_eq!(
+            reply(&handlers, ELICIT),
+            json!({"jsonrpc":"2.0","id":"e1","result":{"action":"accept","content":{"color":"teal"}}})
+        );
+        handlers.form = slot(|_| async { Err(HandlerError::new("the user closed the window")) });
+        let refused = reply(&handlers, ELICIT);
+        assert_eq!(refused["error"]["code"], -1, "{refused}");
+        // A wrong answer is refused too, never sent as a result.
+        handlers.form = slot(|_| async { Ok(ElicitResult::accept(json!({"color": 7}))) });
+        assert_eq!(reply(&handlers, ELICIT)["error"]["code"], -32603);
+    }
+
+    #[test]
+    fn ping_unknown_and_malformed_requests() {
+        let handlers = Handlers::default();
+        assert_eq!(
+            reply(&handlers, r#"{"jsonrpc":"2.0","id":3,"method":"ping"}"#),
+            json!({"jsonrpc":"2.0","id":3,"result":{}})
+        );
+        assert_eq!(
+            reply(
+                &handlers,
+                r#"{"jsonrpc":"2.0","id":4,"method":"tasks/list"}"#
+            )["error"]["code"],
+            -32601
+        );
+        let malformed = r#"{"jsonrpc":"2.0","id":5,"method":"roots/list","params":7}"#;
+        assert_eq!(
+            reply(&handlers, malformed),
+            json!({"jsonrpc":"2.0","id":5,"error":{"code":-32602,"message":"input request params must be an object"}})
+        );
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .expect("a runtime");
+        assert!(
+            rt.block_on(answer(&handlers, b"{", &DEFAULT_LIMITS))
+                .is_none()
+        );
+    }
+}
