@@ -22,6 +22,13 @@ pub(crate) enum Out {
     KeepAlive,
     /// Nothing to answer (a notification, or a client's response): 202.
     Accepted,
+    /// The reply to a legacy `initialize`, which opened `session`.
+    Opened {
+        /// The `InitializeResult`.
+        reply: Bytes,
+        /// The id the response names in `Mcp-Session-Id`.
+        session: snodo_core::legacy::SessionId,
+    },
 }
 
 /// A request's work: parse, admit, run the handler, write the reply, feeding [`Out`]s into a
@@ -141,7 +148,9 @@ impl http_body::Body for McpBody {
                         Poll::Ready(Some(Out::Event(message))) => {
                             Poll::Ready(Some(Ok(Frame::data(sse_event(&message)))))
                         }
-                        Poll::Ready(Some(Out::Reply(message, _))) => {
+                        Poll::Ready(Some(
+                            Out::Reply(message, _) | Out::Opened { reply: message, .. },
+                        )) => {
                             // The reply is the last message of a request's stream.
                             *ended = true;
                             Poll::Ready(Some(Ok(Frame::data(sse_event(&message)))))

@@ -85,7 +85,7 @@ pub mod auth;
 pub(crate) mod body;
 mod config;
 pub(crate) mod headers;
-mod in_flight;
+pub(crate) mod in_flight;
 mod listener;
 pub mod ops;
 pub(crate) mod service;
@@ -93,7 +93,9 @@ pub(crate) mod service;
 mod tls;
 
 pub use body::McpBody;
+pub use crate::legacy::sessions::SessionLimits;
 pub use config::{AllowList, HttpConfig};
+pub use snodo_core::legacy::EraSupport;
 pub use listener::{HttpListener, ShutdownHandle};
 pub use service::{McpService, PrincipalHook};
 #[cfg(feature = "tls")]

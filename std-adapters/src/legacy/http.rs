@@ -1,0 +1,473 @@
+//! Legacy (2025-11-25) sessions over Streamable HTTP, beside the modern endpoint.
+//!
+//! The endpoint classifies each POST ([`classify`]): modern requests take the modern path
+//! unchanged; `initialize` opens a session whose id the response carries in
+//! `Mcp-Session-Id`; any other message with that header belongs to the session (404 when it
+//! is unknown, ended or expired; 400 for an `MCP-Protocol-Version` it cannot accept).
+//! A session's requests run through the same modern handler path, lifted into the modern
+//! shape and their results lowered again ([`snodo_core::legacy`]); their progress and log
+//! notifications make the POST's response an event stream. `GET` with the session id opens
+//! the session's own stream (list changes, updates of subscribed resources), `DELETE` ends
+//! the session. A request without a session and without the modern envelope takes the modern
+//! path, whose 400 is what a legacy client without a session must get.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use http::request::Parts;
+use http::{HeaderMap, Method, StatusCode};
+use snodo_core::json::{Limits, Writer};
+use snodo_core::legacy::{
+    Era, EraMismatch, EraSupport, HttpRoute, Settled, Step, check_version_header, classify_post,
+    lift_request, parse_initialize, parse_response, settle, write_empty_result, write_event,
+    write_initialize_result,
+};
+use snodo_core::protocol::META_PROTOCOL_VERSION;
+use snodo_core::protocol::http::HEADER_PROTOCOL_VERSION;
+use snodo_core::rpc::{self, ErrorCode, Id, Incoming, Request};
+use snodo_core::server::{Accepted, Principal, Round, Server, ServerCapabilities};
+use tokio::sync::{broadcast, mpsc, watch};
+use tokio::time::Instant;
+
+use super::sessions::{Entry, Sessions, StreamClaim};
+use crate::clock::unix_seconds;
+use crate::events::{EventBus, ServerEvent, next_event};
+use crate::handler::AsyncHandler;
+use crate::http::body::Out;
+use crate::http::in_flight::{InFlight, RequestKey};
+use crate::http::service::{RunCall, run_admitted};
+
+/// The request header that names a legacy session.
+pub const HEADER_SESSION_ID: &str = "mcp-session-id";
+
+/// JSON-RPC code of "no such session" (as the TypeScript SDK answers it).
+const SESSION_NOT_FOUND: ErrorCode = ErrorCode(-32001);
+
+/// Where one POST goes, or the era refusal that answers it.
+pub(crate) fn classify(
+    message: &Incoming<'_>,
+    headers: &HeaderMap,
+    support: EraSupport,
+) -> Result<HttpRoute, EraMismatch> {
+    // An `initialize` in the modern envelope is a modern request (answered -32601 there):
+    // no legacy client writes the 2026-07-28 envelope.
+    if enveloped(message) {
+        return if support.serves(Era::Modern) {
+            Ok(HttpRoute::Modern)
+        } else {
+            Err(EraMismatch::NotServed(Era::Modern))
+        };
+    }
+    classify_post(message, headers.contains_key(HEADER_SESSION_ID), support)
+}
+
+fn enveloped(message: &Incoming<'_>) -> bool {
+    let params = match message {
+        Incoming::Request(r) => r.params,
+        Incoming::Notification(n) => n.params,
+        Incoming::Response => None,
+    };
+    params
+        .and_then(|p| p.get("_meta"))
+        .and_then(|m| m.get(META_PROTOCOL_VERSION))
+        .is_some()
+}
+
+/// Whether a request refused by HTTP admission only for its method is a legacy session's
+/// `GET` or `DELETE` instead.
+pub(crate) fn is_session_method(parts: &Parts, support: EraSupport) -> bool {
+    support.serves(Era::Legacy)
+        && (parts.method == Method::GET || parts.method == Method::DELETE)
+        && parts.headers.contains_key(HEADER_SESSION_ID)
+}
+
+/// What a legacy POST needs of its endpoint.
+pub(crate) struct Endpoint<'e, A: 'static> {
+    pub(crate) server: &'e Server<'static, A>,
+    pub(crate) sessions: &'e Sessions,
+    pub(crate) in_flight: &'e InFlight,
+}
+
+/// The refusal of a message for an era the endpoint does not serve: 400 naming the
+/// versions it does.
+pub(crate) fn refuse_era(mismatch: EraMismatch, message: &Incoming<'_>, support: EraSupport) -> Out {
+    let id = match message {
+        Incoming::Request(r) => Some(r.id),
+        _ => None,
+    };
+    let reply = written(|w| mismatch.write_error(w, id, support));
+    Out::Reply(reply, StatusCode::BAD_REQUEST)
+}
+
+/// Answers one legacy POST (`route` is [`HttpRoute::Initialize`] or
+/// [`HttpRoute::Session`]); its notifications go to `outputs` first.
+pub(crate) async fn post<A: AsyncHandler + 'static>(
+    endpoint: Endpoint<'_, A>,
+    route: HttpRoute,
+    body: &[u8],
+    headers: &HeaderMap,
+    principal: Option<&str>,
+    outputs: &mpsc::Sender<Out>,
+    out: &mut [u8],
+) -> Option<Out> {
+    let limits = &endpoint.server.config().limits;
+    let message = match rpc::parse(body, limits) {
+        Ok(message) => message,
+        // The modern path parsed it first; it cannot fail here.
+        Err(_) => return Some(failure(StatusCode::BAD_REQUEST, "Parse error")),
+    };
+    if route == HttpRoute::Initialize {
+        return Some(initialize(&endpoint, &message, principal));
+    }
+    let Some(entry) = headers
+        .get(HEADER_SESSION_ID)
+        .and_then(|id| endpoint.sessions.find(id.as_bytes(), principal))
+    else {
+        return Some(failure(StatusCode::NOT_FOUND, "Session not found"));
+    };
+    let version = headers.get(HEADER_PROTOCOL_VERSION).map(|v| v.as_bytes());
+    if check_version_header(version).is_err() {
+        return Some(failure(
+            StatusCode::BAD_REQUEST,
+            "Unsupported MCP-Protocol-Version for this session",
+        ));
+    }
+    let served = endpoint.server.app().capabilities();
+    // Room for any answer the session writes itself: an error echoes at most the body's id.
+    let mut reply = vec![0u8; body.len() + 512];
+    let mut w = Writer::new(&mut reply);
+    let step = match entry.update(|session| session.step(&message, served, &mut w)) {
+        Step::Subscription { id, uri, subscribe } => {
+            let uri: String = uri.chars().collect();
+            let done = if subscribe {
+                entry.subscribe(&uri)
+            } else {
+                entry.unsubscribe(&uri);
+                Ok(())
+            };
+            match done {
+                Ok(()) => write_empty_result(&mut w, id),
+                Err(_) => rpc::write_error(
+                    &mut w,
+                    Some(id),
+                    ErrorCode::INTERNAL_ERROR,
+                    "Too many subscriptions in this session",
+                    None,
+                ),
+            }
+            Step::Replied
+        }
+        step => step,
+    };
+    let len = w.finish();
+    match step {
+        Step::Replied | Step::Subscription { .. } => Some(match len {
+            Ok(len) => Out::Reply(Bytes::copy_from_slice(&reply[..len]), StatusCode::OK),
+            Err(_) => failure(StatusCode::INTERNAL_SERVER_ERROR, "The reply does not fit"),
+        }),
+        Step::Quiet => Some(Out::Accepted),
+        Step::Cancel { request_id } => {
+            let stopped = endpoint.in_flight.cancel(&request_key(&entry, request_id));
+            tracing::debug!(stopped, "legacy cancellation");
+            Some(Out::Accepted)
+        }
+        Step::Answer => {
+            answer(&entry, body, limits);
+            Some(Out::Accepted)
+        }
+        Step::Modern { request, .. } => {
+            let principal = principal.map_or(Principal::Anonymous, Principal::Id);
+            let key = request_key(&entry, request.id);
+            let run = RunCall {
+                server: endpoint.server,
+                in_flight: endpoint.in_flight,
+                key,
+                outputs,
+            };
+            serve_request(run, &entry, &request, principal, out).await
+        }
+    }
+}
+
+/// Opens a session for an `initialize` request.
+fn initialize<A: AsyncHandler + 'static>(
+    endpoint: &Endpoint<'_, A>,
+    message: &Incoming<'_>,
+    principal: Option<&str>,
+) -> Out {
+    let Incoming::Request(request) = message else {
+        return failure(StatusCode::BAD_REQUEST, "initialize must be a request");
+    };
+    let session = match parse_initialize(request.params) {
+        Ok(session) => session,
+        Err(refused) => {
+            let reply = written(|w| {
+                rpc::write_error(w, Some(request.id), ErrorCode::INVALID_PARAMS, refused.0, None);
+            });
+            return Out::Reply(reply, StatusCode::BAD_REQUEST);
+        }
+    };
+    let Ok(entry) = endpoint.sessions.open(session, principal) else {
+        tracing::warn!("legacy session table full; initialize refused");
+        let reply = written(|w| {
+            rpc::write_error(
+                w,
+                Some(request.id),
+                ErrorCode::INTERNAL_ERROR,
+                "Too many open sessions: try again later",
+                None,
+            );
+        });
+        return Out::Reply(reply, StatusCode::SERVICE_UNAVAILABLE);
+    };
+    let server = endpoint.server;
+    let served = server.app().capabilities();
+    let reply = written(|w| {
+        write_initialize_result(w, request.id, &session, server.config(), served);
+    });
+    tracing::debug!(session = entry.id().as_str(), version = session.version().name(), "legacy session opened");
+    Out::Opened {
+        reply,
+        session: entry.id(),
+    }
+}
+
+/// Runs a request of a legacy session through the modern handler path and lowers its
+/// result.
+async fn serve_request<A: AsyncHandler + 'static>(
+    run: RunCall<'_, A>,
+    entry: &Entry,
+    request: &Request<'_>,
+    principal: Principal<'_>,
+    out: &mut [u8],
+) -> Option<Out> {
+    let session = entry.session();
+    let lifted = written(|w| lift_request(request, &session, w));
+    let limits = run.server.config().limits;
+    let round = Round {
+        now: unix_seconds(),
+        principal,
+    };
+    let reply = round_trip(&run, &lifted, round, out).await?;
+    let lowered = lower(&reply, &limits)?;
+    Some(match lowered {
+        Lowered::Final(bytes) => Out::Reply(bytes, StatusCode::OK),
+        Lowered::InputRequired => {
+            let id = request.id;
+            let reply = written(|w| {
+                rpc::write_error(
+                    w,
+                    Some(id),
+                    ErrorCode::INTERNAL_ERROR,
+                    "This request needs input from the client, which is not yet bridged over HTTP",
+                    None,
+                );
+            });
+            Out::Reply(reply, StatusCode::OK)
+        }
+    })
+}
+
+/// One modern round for the lifted request `input`: its reply, or `None` when the request
+/// was cancelled.
+async fn round_trip<A: AsyncHandler + 'static>(
+    run: &RunCall<'_, A>,
+    input: &[u8],
+    round: Round<'_>,
+    out: &mut [u8],
+) -> Option<Bytes> {
+    let server = run.server;
+    match server.accept(input, round, out) {
+        Ok(Accepted::Replied(len)) => Some(Bytes::copy_from_slice(&out[..len])),
+        Ok(Accepted::Call(call)) => run_admitted(run, call, input, out).await,
+        Ok(Accepted::Silent | Accepted::Cancelled(_) | Accepted::Listen(_)) => {
+            // A lifted request is a request of a method `Session::step` hands on.
+            Some(Bytes::from(crate::message::too_large(server, input)))
+        }
+        Err(_) => Some(Bytes::from(crate::message::too_large(server, input))),
+    }
+}
+
+enum Lowered {
+    Final(Bytes),
+    InputRequired,
+}
+
+/// A modern reply settled for the legacy client.
+fn lower(reply: &[u8], limits: &Limits) -> Option<Lowered> {
+    let mut buf = vec![0u8; reply.len() + 256];
+    loop {
+        let mut w = Writer::new(&mut buf);
+        let settled = settle(reply, limits, &mut w);
+        let len = w.finish();
+        return match (settled, len) {
+            (Ok(Settled::InputRequired), _) => Some(Lowered::InputRequired),
+            (Ok(Settled::Final), Ok(len)) => {
+                buf.truncate(len);
+                Some(Lowered::Final(Bytes::from(buf)))
+            }
+            (Ok(Settled::Final), Err(too_small)) => {
+                buf.resize(too_small.required, 0);
+                continue;
+            }
+            (Err(_), _) => {
+                tracing::error!("the handler path wrote something that is not a response");
+                None
+            }
+        };
+    }
+}
+
+/// Routes a client's response to the bridged request waiting for it; anything else is
+/// dropped (a late or unknown answer changes nothing).
+fn answer(entry: &Entry, body: &[u8], limits: &Limits) {
+    let Ok(response) = parse_response(body, limits) else {
+        tracing::debug!("a malformed response from a legacy client was dropped");
+        return;
+    };
+    let delivered = snodo_core::legacy::BridgeId::from_id(&response.id)
+        .is_some_and(|id| entry.deliver(id, Bytes::copy_from_slice(body)));
+    if !delivered {
+        tracing::debug!("a response nobody waits for was dropped");
+    }
+}
+
+/// The in-flight key of a session's request: ids are chosen per session, so the session id
+/// stands in for the principal.
+fn request_key(entry: &Entry, id: Id<'_>) -> RequestKey {
+    RequestKey::new(Some(entry.id().as_str()), id)
+}
+
+/// A session's `GET` stream or `DELETE`: the status when it is refused or done at once, or
+/// the stream's claim.
+pub(crate) enum SessionMethod {
+    /// Answer with this status and JSON-RPC error message (or an empty body for 200).
+    Done(StatusCode, Option<&'static str>),
+    /// Open the session's stream.
+    Stream(Arc<Entry>, StreamClaim),
+}
+
+/// Answers a `GET` or `DELETE` carrying a session id.
+pub(crate) fn session_method(
+    sessions: &Sessions,
+    parts: &Parts,
+    principal: Option<&str>,
+) -> SessionMethod {
+    let Some(entry) = parts
+        .headers
+        .get(HEADER_SESSION_ID)
+        .and_then(|id| sessions.find(id.as_bytes(), principal))
+    else {
+        return SessionMethod::Done(StatusCode::NOT_FOUND, Some("Session not found"));
+    };
+    let version = parts.headers.get(HEADER_PROTOCOL_VERSION).map(|v| v.as_bytes());
+    if check_version_header(version).is_err() {
+        return SessionMethod::Done(
+            StatusCode::BAD_REQUEST,
+            Some("Unsupported MCP-Protocol-Version for this session"),
+        );
+    }
+    if parts.method == Method::DELETE {
+        sessions.end(&entry);
+        tracing::debug!(session = entry.id().as_str(), "legacy session ended");
+        return SessionMethod::Done(StatusCode::OK, None);
+    }
+    match entry.claim_stream() {
+        Some(claim) => SessionMethod::Stream(entry, claim),
+        None => SessionMethod::Done(
+            StatusCode::CONFLICT,
+            Some("Conflict: this session's stream is already open"),
+        ),
+    }
+}
+
+/// A session's `GET` stream: list changes and updates of the resources it subscribed to,
+/// keep-alives, until the session or the service ends.
+pub(crate) struct SessionStream {
+    pub(crate) entry: Arc<Entry>,
+    pub(crate) claim: StreamClaim,
+    pub(crate) served: ServerCapabilities,
+    pub(crate) events: Option<broadcast::Receiver<ServerEvent>>,
+    pub(crate) closing: watch::Receiver<bool>,
+    pub(crate) keep_alive: Option<Duration>,
+    pub(crate) outputs: mpsc::Sender<Out>,
+}
+
+impl SessionStream {
+    pub(crate) async fn run(mut self) {
+        let _claim = self.claim;
+        let mut keep_alive = self
+            .keep_alive
+            .map(|every| tokio::time::interval_at(Instant::now() + every, every));
+        // Something first, so the response head goes out at once.
+        if self.outputs.send(Out::KeepAlive).await.is_err() {
+            return;
+        }
+        loop {
+            if *self.closing.borrow_and_update() {
+                return;
+            }
+            tokio::select! {
+                () = self.entry.ended() => return,
+                changed = self.closing.changed() => {
+                    if changed.is_err() {
+                        return;
+                    }
+                }
+                event = next_event(&mut self.events) => match event {
+                    Ok(event) => {
+                        let wanted = match &event {
+                            ServerEvent::ResourceUpdated(uri) => self.entry.subscribed(uri),
+                            _ => true,
+                        };
+                        if !wanted {
+                            continue;
+                        }
+                        let mut buf = [0u8; 1024];
+                        let mut w = Writer::new(&mut buf);
+                        if write_event(&event.as_event(), self.served, &mut w) {
+                            if let Ok(len) = w.finish() {
+                                let message = Bytes::copy_from_slice(&buf[..len]);
+                                if self.outputs.send(Out::Event(message)).await.is_err() {
+                                    return;
+                                }
+                            }
+                        }
+                    }
+                    Err(broadcast::error::RecvError::Lagged(missed)) => {
+                        tracing::debug!(missed, "a legacy session stream fell behind");
+                    }
+                    Err(broadcast::error::RecvError::Closed) => {}
+                },
+                () = crate::http::service::tick(&mut keep_alive) => {
+                    if self.outputs.send(Out::KeepAlive).await.is_err() {
+                        return;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The bus a session stream listens to.
+pub(crate) fn subscribe(events: Option<&EventBus>) -> Option<broadcast::Receiver<ServerEvent>> {
+    events.map(EventBus::subscribe)
+}
+
+/// An HTTP-level failure of a legacy request: a JSON-RPC error without an id.
+pub(crate) fn failure(status: StatusCode, message: &str) -> Out {
+    let code = if status == StatusCode::NOT_FOUND {
+        SESSION_NOT_FOUND
+    } else {
+        ErrorCode::INVALID_REQUEST
+    };
+    Out::Reply(
+        written(|w| rpc::write_error(w, None, code, message, None)),
+        status,
+    )
+}
+
+fn written(write: impl Fn(&mut Writer<'_>)) -> Bytes {
+    Bytes::from(crate::message::written(write))
+}
