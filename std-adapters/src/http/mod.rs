@@ -92,11 +92,11 @@ pub(crate) mod service;
 #[cfg(feature = "tls")]
 mod tls;
 
-pub use body::McpBody;
 pub use crate::legacy::sessions::SessionLimits;
+pub use body::McpBody;
 pub use config::{AllowList, HttpConfig};
-pub use snodo_core::legacy::EraSupport;
 pub use listener::{HttpListener, ShutdownHandle};
 pub use service::{McpService, PrincipalHook};
+pub use snodo_core::legacy::EraSupport;
 #[cfg(feature = "tls")]
 pub use tls::TlsConfig;

@@ -299,17 +299,17 @@ impl<A: AsyncHandler + 'static> McpService<A> {
     /// A legacy session's `GET` (its event stream) or `DELETE` (its end).
     fn session_method(&self, parts: &Parts, principal: Option<&str>) -> Response<McpBody> {
         let inner = &self.inner;
-        let (entry, claim) =
-            match legacy::session_method(&inner.shared.sessions, parts, principal) {
-                legacy::SessionMethod::Done(status, None) => return empty(status),
-                legacy::SessionMethod::Done(status, Some(message)) => {
-                    let Out::Reply(body, status) = legacy::failure(status, message) else {
-                        return empty(status);
-                    };
-                    return json(status, body);
-                }
-                legacy::SessionMethod::Stream(entry, claim) => (entry, claim),
-            };
+        let (entry, claim) = match legacy::session_method(&inner.shared.sessions, parts, principal)
+        {
+            legacy::SessionMethod::Done(status, None) => return empty(status),
+            legacy::SessionMethod::Done(status, Some(message)) => {
+                let Out::Reply(body, status) = legacy::failure(status, message) else {
+                    return empty(status);
+                };
+                return json(status, body);
+            }
+            legacy::SessionMethod::Stream(entry, claim) => (entry, claim),
+        };
         let (outputs, received) = mpsc::channel(inner.config.notification_queue.max(1));
         let stream = legacy::SessionStream {
             entry,
@@ -401,7 +401,9 @@ async fn run<A: AsyncHandler + 'static>(
         match legacy::classify(message, &headers, eras) {
             Ok(HttpRoute::Modern) => {}
             Ok(route) => return Err(Diverted::Legacy(route)),
-            Err(mismatch) => return Err(Diverted::Era(legacy::refuse_era(mismatch, message, eras))),
+            Err(mismatch) => {
+                return Err(Diverted::Era(legacy::refuse_era(mismatch, message, eras)));
+            }
         }
         match message {
             Incoming::Request(request) => headers::check(server, &headers, request)
@@ -423,7 +425,10 @@ async fn run<A: AsyncHandler + 'static>(
                 in_flight: &shared.in_flight,
             };
             let principal = principal.as_deref();
-            legacy::post(endpoint, route, &body, &headers, principal, &outputs, &mut out).await
+            legacy::post(
+                endpoint, route, &body, &headers, principal, &outputs, &mut out,
+            )
+            .await
         }
         Ok(Ok(Accepted::Replied(len))) => {
             let reply = Bytes::copy_from_slice(&out[..len]);

@@ -91,7 +91,11 @@ pub(crate) struct Endpoint<'e, A: 'static> {
 
 /// The refusal of a message for an era the endpoint does not serve: 400 naming the
 /// versions it does.
-pub(crate) fn refuse_era(mismatch: EraMismatch, message: &Incoming<'_>, support: EraSupport) -> Out {
+pub(crate) fn refuse_era(
+    mismatch: EraMismatch,
+    message: &Incoming<'_>,
+    support: EraSupport,
+) -> Out {
     let id = match message {
         Incoming::Request(r) => Some(r.id),
         _ => None,
@@ -203,7 +207,13 @@ fn initialize<A: AsyncHandler + 'static>(
         Ok(session) => session,
         Err(refused) => {
             let reply = written(|w| {
-                rpc::write_error(w, Some(request.id), ErrorCode::INVALID_PARAMS, refused.0, None);
+                rpc::write_error(
+                    w,
+                    Some(request.id),
+                    ErrorCode::INVALID_PARAMS,
+                    refused.0,
+                    None,
+                );
             });
             return Out::Reply(reply, StatusCode::BAD_REQUEST);
         }
@@ -226,7 +236,11 @@ fn initialize<A: AsyncHandler + 'static>(
     let reply = written(|w| {
         write_initialize_result(w, request.id, &session, server.config(), served);
     });
-    tracing::debug!(session = entry.id().as_str(), version = session.version().name(), "legacy session opened");
+    tracing::debug!(
+        session = entry.id().as_str(),
+        version = session.version().name(),
+        "legacy session opened"
+    );
     Out::Opened {
         reply,
         session: entry.id(),
@@ -361,7 +375,10 @@ pub(crate) fn session_method(
     else {
         return SessionMethod::Done(StatusCode::NOT_FOUND, Some("Session not found"));
     };
-    let version = parts.headers.get(HEADER_PROTOCOL_VERSION).map(|v| v.as_bytes());
+    let version = parts
+        .headers
+        .get(HEADER_PROTOCOL_VERSION)
+        .map(|v| v.as_bytes());
     if check_version_header(version).is_err() {
         return SessionMethod::Done(
             StatusCode::BAD_REQUEST,

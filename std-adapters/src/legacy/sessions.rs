@@ -397,7 +397,10 @@ mod tests {
         assert!(!entry.deliver(BridgeId(2), Bytes::from_static(b"{}")));
         assert!(entry.deliver(BridgeId(1), Bytes::from_static(b"{}")));
         assert_eq!(answer.await.unwrap(), Bytes::from_static(b"{}"));
-        assert!(entry.wait_for(BridgeId(3)).is_ok(), "the answered wait is gone");
+        assert!(
+            entry.wait_for(BridgeId(3)).is_ok(),
+            "the answered wait is gone"
+        );
     }
 
     #[tokio::test]

@@ -119,9 +119,10 @@ fn describe(answer: &ElicitAnswer<'_>) -> (&'static str, String) {
         Action::Decline => "decline",
         Action::Cancel => "cancel",
     };
-    let content = answer
-        .content()
-        .map_or_else(|| "{}".to_owned(), |c| String::from_utf8_lossy(c.as_value().raw()).into_owned());
+    let content = answer.content().map_or_else(
+        || "{}".to_owned(),
+        |c| String::from_utf8_lossy(c.as_value().raw()).into_owned(),
+    );
     (action, content)
 }
 
