@@ -12,22 +12,30 @@ use http::{HeaderMap, Request, StatusCode};
 use http_body_util::{BodyExt, Full};
 use serde_json::{Value, json};
 use snodo_core::server::{
-    Config, Done, Error, Handler, ListChanged, Registry, Resource, Server, ServerCapabilities,
-    Tool, ToolCall, ToolReply,
+    Config, Done, Error, ListChanged, Registry, Resource, Server, ServerCapabilities, Tool,
+    ToolCall, ToolReply,
 };
+use snodo_std::AsyncHandler;
 use snodo_std::events::{EventBus, ServerEvent};
 use snodo_std::http::{EraSupport, HttpConfig, McpBody, McpService, SessionLimits};
+use tokio::sync::Notify;
 
 /// How long a test waits for a frame before it fails.
 const PATIENCE: Duration = Duration::from_secs(10);
 
-struct App;
+/// The fixture: `echo`, `progress` (a progress and a log message, then `done`) and `slow`
+/// (a progress message, then waits for `gate` before it answers).
+#[derive(Default)]
+struct App {
+    gate: Arc<Notify>,
+}
 
 const TOOLS: &[Tool<'static>] = &[
     Tool::new("echo").input_schema(
         r#"{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}"#,
     ),
     Tool::new("progress"),
+    Tool::new("slow"),
 ];
 
 const RESOURCES: &[Resource<'static>] = &[Resource::new("test://watched", "watched")];
@@ -56,8 +64,12 @@ impl Registry for App {
     }
 }
 
-impl Handler for App {
-    fn call_tool<'o>(&self, call: &ToolCall<'_>, reply: ToolReply<'o>) -> Result<Done<'o>, Error> {
+impl AsyncHandler for App {
+    async fn call_tool<'o>(
+        &self,
+        call: &ToolCall<'_>,
+        reply: ToolReply<'o>,
+    ) -> Result<Done<'o>, Error> {
         let mut reply = reply;
         match call.name() {
             "echo" => {
@@ -81,13 +93,24 @@ impl Handler for App {
                     .map_err(|_| Error::internal("too large"))?;
                 Ok(reply.text("done"))
             }
+            "slow" => {
+                reply
+                    .progress(1.0, None, None)
+                    .map_err(|_| Error::internal("too large"))?;
+                self.gate.notified().await;
+                Ok(reply.text("finally"))
+            }
             _ => Err(Error::invalid_params("Unknown tool")),
         }
     }
 }
 
 fn service(config: HttpConfig) -> McpService<App> {
-    let server = Server::new(Config::new("legacy-http", "1.0.0"), App).expect("definitions");
+    service_of(App::default(), config)
+}
+
+fn service_of(app: App, config: HttpConfig) -> McpService<App> {
+    let server = Server::new(Config::new("legacy-http", "1.0.0"), app).expect("definitions");
     McpService::new(Arc::new(server), config.with_path(None))
 }
 
@@ -484,4 +507,102 @@ async fn host_and_origin_rules_hold_for_session_streams_too() {
         .headers_mut()
         .insert("host", "evil.example".parse().unwrap());
     assert_eq!(send(&service, request).await.status, StatusCode::FORBIDDEN);
+}
+
+#[tokio::test]
+async fn a_post_stream_opens_with_a_priming_event_and_numbers_its_events() {
+    let service = service(HttpConfig::new());
+    let id = handshake(&service).await;
+    let call = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"progress","arguments":{},"_meta":{"progressToken":"p"}}}"#;
+    let reply = send(&service, post(call, Some(&id))).await;
+    let frames: Vec<&str> = reply.body.split_terminator("\n\n").collect();
+    assert_eq!(frames.len(), 3, "{}", reply.body);
+    assert_eq!(frames[0], "id: 1-0\nretry: 1000\ndata: ");
+    assert!(
+        frames[1].starts_with("id: 1-1\nevent: message\ndata: {"),
+        "{}",
+        frames[1]
+    );
+    assert!(
+        frames[2].starts_with("id: 1-2\nevent: message\ndata: {"),
+        "{}",
+        frames[2]
+    );
+    // The next stream of the session is numbered on.
+    let reply = send(&service, post(call, Some(&id))).await;
+    assert!(reply.body.starts_with("id: 2-0\n"), "{}", reply.body);
+}
+
+#[tokio::test]
+async fn a_dropped_post_stream_is_not_a_cancellation_and_resumes_with_last_event_id() {
+    let app = App::default();
+    let gate = Arc::clone(&app.gate);
+    let service = service_of(app, HttpConfig::new());
+    let id = handshake(&service).await;
+    let call = r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"slow","arguments":{},"_meta":{"progressToken":1}}}"#;
+    let response = service.handle(post(call, Some(&id))).await;
+    assert_eq!(response.headers()["content-type"], "text/event-stream");
+    let mut body = response.into_body();
+    assert_eq!(
+        next_frame(&mut body).await.as_deref(),
+        Some("id: 1-0\nretry: 1000\ndata: \n\n")
+    );
+    let progress = next_frame(&mut body).await.expect("the progress event");
+    assert!(progress.starts_with("id: 1-1\n"), "{progress}");
+    // The client goes away; the request runs on.
+    drop(body);
+    gate.notify_one();
+    let mut resume = session_request("GET", &id);
+    resume
+        .headers_mut()
+        .insert("last-event-id", "1-1".parse().unwrap());
+    let resumed = send(&service, resume).await;
+    assert_eq!(resumed.status, StatusCode::OK);
+    assert_eq!(
+        resumed.body,
+        "id: 1-2\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"finally\"}]}}\n\n"
+    );
+    // From the start, the whole stream again (no priming on a resumed stream).
+    let mut replay = session_request("GET", &id);
+    replay
+        .headers_mut()
+        .insert("last-event-id", "1-0".parse().unwrap());
+    let replayed = send(&service, replay).await;
+    assert_eq!(replayed.body.matches("\nevent: message\n").count(), 2);
+}
+
+#[tokio::test]
+async fn a_cancelled_request_ends_its_stream_without_a_response() {
+    let service = service(HttpConfig::new());
+    let id = handshake(&service).await;
+    let call = r#"{"jsonrpc":"2.0","id":"s","method":"tools/call","params":{"name":"slow","arguments":{},"_meta":{"progressToken":1}}}"#;
+    let response = service.handle(post(call, Some(&id))).await;
+    let mut body = response.into_body();
+    next_frame(&mut body).await.expect("priming");
+    next_frame(&mut body).await.expect("progress");
+    let cancel =
+        r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"s"}}"#;
+    assert_eq!(
+        send(&service, post(cancel, Some(&id))).await.status,
+        StatusCode::ACCEPTED
+    );
+    assert_eq!(next_frame(&mut body).await, None);
+}
+
+#[tokio::test]
+async fn running_requests_of_a_session_are_bounded() {
+    let limits = SessionLimits::DEFAULT.with_max_requests(1);
+    let service = service(HttpConfig::new().with_legacy_sessions(limits));
+    let id = handshake(&service).await;
+    let slow = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","arguments":{},"_meta":{"progressToken":1}}}"#;
+    let response = service.handle(post(slow, Some(&id))).await;
+    let mut body = response.into_body();
+    next_frame(&mut body).await.expect("priming");
+    let echo = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"x"}}}"#;
+    let refused = send(&service, post(echo, Some(&id))).await;
+    assert_eq!(refused.status, StatusCode::OK);
+    assert_eq!(refused.json()["error"]["code"], -32603);
+    // Ending the session ends its requests.
+    send(&service, session_request("DELETE", &id)).await;
+    while next_frame(&mut body).await.is_some() {}
 }

@@ -18,6 +18,8 @@ pub(crate) enum Out {
     Reply(Bytes, http::StatusCode),
     /// A notification before the reply (or on a listen stream).
     Event(Bytes),
+    /// An event already framed for SSE (a legacy stream's, with its id).
+    Framed(Bytes),
     /// An SSE comment that keeps an idle stream open.
     KeepAlive,
     /// Nothing to answer (a notification, or a client's response): 202.
@@ -154,6 +156,9 @@ impl http_body::Body for McpBody {
                             // The reply is the last message of a request's stream.
                             *ended = true;
                             Poll::Ready(Some(Ok(Frame::data(sse_event(&message)))))
+                        }
+                        Poll::Ready(Some(Out::Framed(frame))) => {
+                            Poll::Ready(Some(Ok(Frame::data(frame))))
                         }
                         Poll::Ready(Some(Out::KeepAlive)) => {
                             Poll::Ready(Some(Ok(Frame::data(Bytes::from_static(b":\n\n")))))

@@ -82,7 +82,7 @@ impl<A> Clone for Inner<A> {
 
 /// What every request of a service shares.
 struct Shared {
-    in_flight: InFlight,
+    in_flight: Arc<InFlight>,
     buffers: BufferPool,
     /// Set once: every subscription stream ends with its closing response.
     closing: watch::Sender<bool>,
@@ -129,7 +129,7 @@ impl<A: AsyncHandler + 'static> McpService<A> {
                 principal: None,
                 events: None,
                 shared: Arc::new(Shared {
-                    in_flight: InFlight::default(),
+                    in_flight: Arc::default(),
                     buffers,
                     closing: watch::Sender::new(false),
                     sessions,
@@ -290,38 +290,25 @@ impl<A: AsyncHandler + 'static> McpService<A> {
             }
             Some(Out::Accepted) => empty(StatusCode::ACCEPTED),
             Some(Out::Event(message)) => event_stream(Some(sse_event(&message)), exchange),
+            Some(Out::Framed(frame)) => event_stream(Some(frame), exchange),
             Some(Out::KeepAlive) => event_stream(Some(Bytes::from_static(b":\n\n")), exchange),
             // Cancelled before anything was said: an event stream with no events.
             None => event_stream(None, exchange),
         }
     }
 
-    /// A legacy session's `GET` (its event stream) or `DELETE` (its end).
+    /// A legacy session's `GET` (its event stream, or a resumed POST stream) or `DELETE`
+    /// (its end).
     fn session_method(&self, parts: &Parts, principal: Option<&str>) -> Response<McpBody> {
         let inner = &self.inner;
-        let (entry, claim) = match legacy::session_method(&inner.shared.sessions, parts, principal)
-        {
-            legacy::SessionMethod::Done(status, None) => return empty(status),
-            legacy::SessionMethod::Done(status, Some(message)) => {
-                let Out::Reply(body, status) = legacy::failure(status, message) else {
-                    return empty(status);
-                };
-                return json(status, body);
-            }
-            legacy::SessionMethod::Stream(entry, claim) => (entry, claim),
-        };
-        let (outputs, received) = mpsc::channel(inner.config.notification_queue.max(1));
-        let stream = legacy::SessionStream {
-            entry,
-            claim,
+        let streams = legacy::StreamSettings {
             served: inner.servers.load().app().capabilities(),
             events: legacy::subscribe(inner.events.as_ref()),
             closing: inner.shared.closing.subscribe(),
             keep_alive: inner.config.keep_alive,
-            outputs,
+            queue: inner.config.notification_queue.max(1),
         };
-        let work: Work = Box::pin(stream.run());
-        event_stream(None, Exchange::new(work, received))
+        legacy::session_method(&inner.shared.sessions, parts, principal, streams)
     }
 }
 
@@ -380,8 +367,8 @@ async fn run<A: AsyncHandler + 'static>(
     outputs: mpsc::Sender<Out>,
     mut observation: Observation,
 ) {
-    let server = inner.servers.load();
-    let server = &*server;
+    let shared_server = inner.servers.load();
+    let server = &*shared_server;
     let shared = &*inner.shared;
     let mut out = shared.buffers.take();
     let round = Round {
@@ -420,15 +407,14 @@ async fn run<A: AsyncHandler + 'static>(
         Ok(Err(Diverted::Era(refusal))) => Some(refusal),
         Ok(Err(Diverted::Legacy(route))) => {
             let endpoint = legacy::Endpoint {
-                server,
+                server: &shared_server,
                 sessions: &shared.sessions,
                 in_flight: &shared.in_flight,
+                response_len: inner.config.max_response_len,
+                notification_queue: inner.config.notification_queue.max(1),
             };
             let principal = principal.as_deref();
-            legacy::post(
-                endpoint, route, &body, &headers, principal, &outputs, &mut out,
-            )
-            .await
+            legacy::post(endpoint, route, &body, &headers, principal, &outputs).await
         }
         Ok(Ok(Accepted::Replied(len))) => {
             let reply = Bytes::copy_from_slice(&out[..len]);
@@ -473,7 +459,7 @@ async fn run<A: AsyncHandler + 'static>(
     observation.finish(|| match &answer {
         Some(Out::Reply(reply, _) | Out::Opened { reply, .. }) => Outcome::of_reply(reply),
         Some(Out::Accepted) => Outcome::Accepted,
-        Some(Out::Event(_) | Out::KeepAlive) | None => Outcome::Cancelled,
+        Some(Out::Event(_) | Out::Framed(_) | Out::KeepAlive) | None => Outcome::Cancelled,
     });
     if let Some(answer) = answer {
         let _ = outputs.send(answer).await;

@@ -16,7 +16,7 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use http::request::Parts;
-use http::{HeaderMap, Method, StatusCode};
+use http::{HeaderMap, Method, Response, StatusCode};
 use snodo_core::json::{Limits, Writer};
 use snodo_core::legacy::{
     Era, EraMismatch, EraSupport, HttpRoute, Settled, Step, check_version_header, classify_post,
@@ -30,13 +30,15 @@ use snodo_core::server::{Accepted, Principal, Round, Server, ServerCapabilities}
 use tokio::sync::{broadcast, mpsc, watch};
 use tokio::time::Instant;
 
-use super::sessions::{Entry, Sessions, StreamClaim};
+use super::replay::{parse_event_id, priming};
+use super::sessions::{Entry, RequestTicket, Sessions, StreamClaim};
 use crate::clock::unix_seconds;
 use crate::events::{EventBus, ServerEvent, next_event};
 use crate::handler::AsyncHandler;
-use crate::http::body::Out;
+use crate::http::McpBody;
+use crate::http::body::{Exchange, Out, Work};
 use crate::http::in_flight::{InFlight, RequestKey};
-use crate::http::service::{RunCall, run_admitted};
+use crate::http::service::{RunCall, empty, event_stream, json, run_admitted};
 
 /// The request header that names a legacy session.
 pub const HEADER_SESSION_ID: &str = "mcp-session-id";
@@ -84,9 +86,13 @@ pub(crate) fn is_session_method(parts: &Parts, support: EraSupport) -> bool {
 
 /// What a legacy POST needs of its endpoint.
 pub(crate) struct Endpoint<'e, A: 'static> {
-    pub(crate) server: &'e Server<'static, A>,
+    pub(crate) server: &'e Arc<Server<'static, A>>,
     pub(crate) sessions: &'e Sessions,
-    pub(crate) in_flight: &'e InFlight,
+    pub(crate) in_flight: &'e Arc<InFlight>,
+    /// The size of a request's output buffer.
+    pub(crate) response_len: usize,
+    /// Most notifications of a request waiting to be kept.
+    pub(crate) notification_queue: usize,
 }
 
 /// The refusal of a message for an era the endpoint does not serve: 400 naming the
@@ -109,11 +115,10 @@ pub(crate) fn refuse_era(
 pub(crate) async fn post<A: AsyncHandler + 'static>(
     endpoint: Endpoint<'_, A>,
     route: HttpRoute,
-    body: &[u8],
+    body: &Bytes,
     headers: &HeaderMap,
     principal: Option<&str>,
     outputs: &mpsc::Sender<Out>,
-    out: &mut [u8],
 ) -> Option<Out> {
     let limits = &endpoint.server.config().limits;
     let message = match rpc::parse(body, limits) {
@@ -181,16 +186,156 @@ pub(crate) async fn post<A: AsyncHandler + 'static>(
             Some(Out::Accepted)
         }
         Step::Modern { request, .. } => {
-            let principal = principal.map_or(Principal::Anonymous, Principal::Id);
-            let key = request_key(&entry, request.id);
-            let run = RunCall {
-                server: endpoint.server,
-                in_flight: endpoint.in_flight,
-                key,
-                outputs,
+            let Ok(ticket) = entry.start_request() else {
+                let id = request.id;
+                let reply = written(|w| {
+                    rpc::write_error(
+                        w,
+                        Some(id),
+                        ErrorCode::INTERNAL_ERROR,
+                        "Too many requests in progress in this session",
+                        None,
+                    );
+                });
+                return Some(Out::Reply(reply, StatusCode::OK));
             };
-            serve_request(run, &entry, &request, principal, out).await
+            let stream = entry.streams().open();
+            let job = Job {
+                server: Arc::clone(endpoint.server),
+                in_flight: Arc::clone(endpoint.in_flight),
+                ticket,
+                stream: StreamEnd {
+                    entry: Arc::clone(&entry),
+                    stream,
+                },
+                body: body.clone(),
+                principal: principal.map(str::to_owned),
+                response_len: endpoint.response_len,
+                notification_queue: endpoint.notification_queue,
+            };
+            // Over 2025-11-25 a dropped connection is not a cancellation: the request runs on,
+            // and its events wait for a client that resumes with `Last-Event-ID`.
+            tokio::spawn(job.run());
+            relay(&entry, stream, 0, outputs, true).await;
+            None
         }
+    }
+}
+
+/// A request of a legacy session, running on its own task; its events go to the session's
+/// stream `stream`.
+struct Job<A: 'static> {
+    server: Arc<Server<'static, A>>,
+    in_flight: Arc<InFlight>,
+    ticket: RequestTicket,
+    stream: StreamEnd,
+    body: Bytes,
+    principal: Option<String>,
+    response_len: usize,
+    notification_queue: usize,
+}
+
+impl<A: AsyncHandler + 'static> Job<A> {
+    async fn run(self) {
+        let entry = Arc::clone(self.ticket.entry());
+        tokio::select! {
+            () = entry.ended() => {}
+            () = self.serve() => {}
+        }
+    }
+
+    async fn serve(&self) {
+        let entry = self.ticket.entry();
+        let limits = &self.server.config().limits;
+        let Ok(Incoming::Request(request)) = rpc::parse(&self.body, limits) else {
+            return;
+        };
+        let (outputs, mut received) = mpsc::channel(self.notification_queue);
+        let streams = entry.streams();
+        let stream = self.stream.stream;
+        let work = async {
+            let mut out = vec![0u8; self.response_len];
+            let run = RunCall {
+                server: &self.server,
+                in_flight: &self.in_flight,
+                key: request_key(entry, request.id),
+                outputs: &outputs,
+            };
+            let principal = self
+                .principal
+                .as_deref()
+                .map_or(Principal::Anonymous, Principal::Id);
+            let reply = serve_request(run, entry, &request, principal, &mut out).await;
+            drop(outputs);
+            reply
+        };
+        let keep = async {
+            while let Some(out) = received.recv().await {
+                if let Out::Event(message) = out {
+                    streams.push(stream, message, false);
+                }
+            }
+        };
+        let (reply, ()) = tokio::join!(work, keep);
+        if let Some(Out::Reply(reply, _)) = reply {
+            streams.push(stream, reply, true);
+        }
+    }
+}
+
+/// Ends a session's stream when its request's task ends, answered or not.
+struct StreamEnd {
+    entry: Arc<Entry>,
+    stream: u64,
+}
+
+impl Drop for StreamEnd {
+    fn drop(&mut self) {
+        self.entry.streams().end(self.stream);
+    }
+}
+
+/// Sends the events of the session's stream `stream` after sequence `after` to `outputs`:
+/// a lone reply as JSON when `json` allows it, otherwise an event stream that opens with
+/// its priming event.
+pub(crate) async fn relay(
+    entry: &Entry,
+    stream: u64,
+    after: u64,
+    outputs: &mpsc::Sender<Out>,
+    json: bool,
+) {
+    let streams = entry.streams();
+    let mut cursor = after;
+    let mut primed = !json;
+    while let Some(event) = streams.next(stream, cursor).await {
+        if !primed {
+            if event.last && event.seq == 1 {
+                let _ = outputs
+                    .send(Out::Reply(event.message, StatusCode::OK))
+                    .await;
+                return;
+            }
+            let retry = entry.limits().reconnect_delay.as_millis();
+            let retry = u64::try_from(retry).unwrap_or(u64::MAX);
+            if outputs
+                .send(Out::Framed(priming(stream, retry)))
+                .await
+                .is_err()
+            {
+                return;
+            }
+            primed = true;
+        }
+        if outputs
+            .send(Out::Framed(event.frame(stream)))
+            .await
+            .is_err()
+            || event.last
+        {
+            return;
+        }
+        cursor = event.seq;
     }
 }
 
@@ -353,103 +498,144 @@ fn request_key(entry: &Entry, id: Id<'_>) -> RequestKey {
     RequestKey::new(Some(entry.id().as_str()), id)
 }
 
-/// A session's `GET` stream or `DELETE`: the status when it is refused or done at once, or
-/// the stream's claim.
-pub(crate) enum SessionMethod {
-    /// Answer with this status and JSON-RPC error message (or an empty body for 200).
-    Done(StatusCode, Option<&'static str>),
-    /// Open the session's stream.
-    Stream(Arc<Entry>, StreamClaim),
+/// What a session's `GET` stream is made of.
+pub(crate) struct StreamSettings {
+    /// What the server advertised (which list changes it announces).
+    pub(crate) served: ServerCapabilities,
+    /// The change events, if the endpoint has a bus.
+    pub(crate) events: Option<broadcast::Receiver<ServerEvent>>,
+    /// Set when the service closes its streams (shutdown).
+    pub(crate) closing: watch::Receiver<bool>,
+    /// How often an idle stream sends a comment.
+    pub(crate) keep_alive: Option<Duration>,
+    /// Most events waiting for the client.
+    pub(crate) queue: usize,
 }
 
-/// Answers a `GET` or `DELETE` carrying a session id.
+/// Answers a `GET` or `DELETE` carrying a session id: 404 for an unknown session, 400 for a
+/// bad version header; `DELETE` ends the session; `GET` with the `Last-Event-ID` of one of
+/// its POST streams resumes that stream, any other `GET` opens the session's own stream
+/// (one at a time: 409 for a second).
 pub(crate) fn session_method(
     sessions: &Sessions,
     parts: &Parts,
     principal: Option<&str>,
-) -> SessionMethod {
+    settings: StreamSettings,
+) -> Response<McpBody> {
     let Some(entry) = parts
         .headers
         .get(HEADER_SESSION_ID)
         .and_then(|id| sessions.find(id.as_bytes(), principal))
     else {
-        return SessionMethod::Done(StatusCode::NOT_FOUND, Some("Session not found"));
+        return refusal(StatusCode::NOT_FOUND, "Session not found");
     };
     let version = parts
         .headers
         .get(HEADER_PROTOCOL_VERSION)
         .map(|v| v.as_bytes());
     if check_version_header(version).is_err() {
-        return SessionMethod::Done(
+        return refusal(
             StatusCode::BAD_REQUEST,
-            Some("Unsupported MCP-Protocol-Version for this session"),
+            "Unsupported MCP-Protocol-Version for this session",
         );
     }
     if parts.method == Method::DELETE {
         sessions.end(&entry);
         tracing::debug!(session = entry.id().as_str(), "legacy session ended");
-        return SessionMethod::Done(StatusCode::OK, None);
+        return empty(StatusCode::OK);
     }
-    match entry.claim_stream() {
-        Some(claim) => SessionMethod::Stream(entry, claim),
-        None => SessionMethod::Done(
-            StatusCode::CONFLICT,
-            Some("Conflict: this session's stream is already open"),
-        ),
+    let (outputs, received) = mpsc::channel(settings.queue);
+    let resumed = parts
+        .headers
+        .get("last-event-id")
+        .and_then(|id| parse_event_id(id.as_bytes()))
+        .filter(|(stream, _)| entry.streams().known(*stream));
+    let work: Work = match resumed {
+        Some((stream, after)) => Box::pin(async move {
+            relay(&entry, stream, after, &outputs, false).await;
+        }),
+        None => {
+            let Some(claim) = entry.claim_stream() else {
+                return refusal(
+                    StatusCode::CONFLICT,
+                    "Conflict: this session's stream is already open",
+                );
+            };
+            let stream = SessionStream {
+                entry,
+                claim,
+                settings,
+                outputs,
+            };
+            Box::pin(stream.run())
+        }
+    };
+    event_stream(None, Exchange::new(work, received))
+}
+
+fn refusal(status: StatusCode, message: &str) -> Response<McpBody> {
+    match failure(status, message) {
+        Out::Reply(body, status) => json(status, body),
+        _ => empty(status),
     }
 }
 
 /// A session's `GET` stream: list changes and updates of the resources it subscribed to,
 /// keep-alives, until the session or the service ends.
-pub(crate) struct SessionStream {
-    pub(crate) entry: Arc<Entry>,
-    pub(crate) claim: StreamClaim,
-    pub(crate) served: ServerCapabilities,
-    pub(crate) events: Option<broadcast::Receiver<ServerEvent>>,
-    pub(crate) closing: watch::Receiver<bool>,
-    pub(crate) keep_alive: Option<Duration>,
-    pub(crate) outputs: mpsc::Sender<Out>,
+struct SessionStream {
+    entry: Arc<Entry>,
+    claim: StreamClaim,
+    settings: StreamSettings,
+    outputs: mpsc::Sender<Out>,
 }
 
 impl SessionStream {
-    pub(crate) async fn run(mut self) {
-        let _claim = self.claim;
-        let mut keep_alive = self
-            .keep_alive
-            .map(|every| tokio::time::interval_at(Instant::now() + every, every));
+    async fn run(self) {
+        let SessionStream {
+            entry,
+            claim: _claim,
+            settings,
+            outputs,
+        } = self;
+        let StreamSettings {
+            served,
+            mut events,
+            mut closing,
+            keep_alive,
+            ..
+        } = settings;
+        let mut keep_alive =
+            keep_alive.map(|every| tokio::time::interval_at(Instant::now() + every, every));
         // Something first, so the response head goes out at once.
-        if self.outputs.send(Out::KeepAlive).await.is_err() {
+        if outputs.send(Out::KeepAlive).await.is_err() {
             return;
         }
         loop {
-            if *self.closing.borrow_and_update() {
+            if *closing.borrow_and_update() {
                 return;
             }
             tokio::select! {
-                () = self.entry.ended() => return,
-                changed = self.closing.changed() => {
+                () = entry.ended() => return,
+                changed = closing.changed() => {
                     if changed.is_err() {
                         return;
                     }
                 }
-                event = next_event(&mut self.events) => match event {
+                event = next_event(&mut events) => match event {
                     Ok(event) => {
                         let wanted = match &event {
-                            ServerEvent::ResourceUpdated(uri) => self.entry.subscribed(uri),
+                            ServerEvent::ResourceUpdated(uri) => entry.subscribed(uri),
                             _ => true,
                         };
                         if !wanted {
                             continue;
                         }
-                        let mut buf = [0u8; 1024];
-                        let mut w = Writer::new(&mut buf);
-                        if write_event(&event.as_event(), self.served, &mut w) {
-                            if let Ok(len) = w.finish() {
-                                let message = Bytes::copy_from_slice(&buf[..len]);
-                                if self.outputs.send(Out::Event(message)).await.is_err() {
-                                    return;
-                                }
-                            }
+                        let announced = std::cell::Cell::new(false);
+                        let message = written(|w| {
+                            announced.set(write_event(&event.as_event(), served, w));
+                        });
+                        if announced.get() && outputs.send(Out::Event(message)).await.is_err() {
+                            return;
                         }
                     }
                     Err(broadcast::error::RecvError::Lagged(missed)) => {
@@ -458,7 +644,7 @@ impl SessionStream {
                     Err(broadcast::error::RecvError::Closed) => {}
                 },
                 () = crate::http::service::tick(&mut keep_alive) => {
-                    if self.outputs.send(Out::KeepAlive).await.is_err() {
+                    if outputs.send(Out::KeepAlive).await.is_err() {
                         return;
                     }
                 }

@@ -2,4 +2,5 @@
 //! dialect of [`snodo_core::legacy`] given sessions, streams and the bridge's waits.
 
 pub(crate) mod http;
+mod replay;
 pub(crate) mod sessions;

@@ -20,6 +20,8 @@ use snodo_core::legacy::{BridgeId, Session, SessionId};
 use tokio::sync::{oneshot, watch};
 use tokio::time::Instant;
 
+use super::replay::Streams;
+
 /// The bounds of the legacy sessions of one endpoint.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
@@ -34,6 +36,15 @@ pub struct SessionLimits {
     /// Most bridged requests of one session waiting for the client's answer at once.
     /// Default 16.
     pub max_waiting: usize,
+    /// Most requests of one session running at once; one more is answered -32603.
+    /// Default 16.
+    pub max_requests: usize,
+    /// Bytes of a session's POST event streams kept for clients that resume with
+    /// `Last-Event-ID` (beyond the newest event, which is always kept). Default 64 KiB.
+    pub replay_bytes: usize,
+    /// The reconnection delay a POST event stream's priming event asks for (`retry`).
+    /// Default 1 s.
+    pub reconnect_delay: Duration,
 }
 
 impl SessionLimits {
@@ -43,6 +54,9 @@ impl SessionLimits {
         idle_timeout: Duration::from_secs(30 * 60),
         max_subscriptions: 64,
         max_waiting: 16,
+        max_requests: 16,
+        replay_bytes: 64 * 1024,
+        reconnect_delay: Duration::from_secs(1),
     };
 
     /// With another session bound.
@@ -70,6 +84,27 @@ impl SessionLimits {
     #[must_use]
     pub const fn with_max_waiting(mut self, waiting: usize) -> Self {
         self.max_waiting = waiting;
+        self
+    }
+
+    /// With another bound on a session's running requests.
+    #[must_use]
+    pub const fn with_max_requests(mut self, requests: usize) -> Self {
+        self.max_requests = requests;
+        self
+    }
+
+    /// With another replay budget per session.
+    #[must_use]
+    pub const fn with_replay_bytes(mut self, bytes: usize) -> Self {
+        self.replay_bytes = bytes;
+        self
+    }
+
+    /// With another reconnection delay.
+    #[must_use]
+    pub const fn with_reconnect_delay(mut self, delay: Duration) -> Self {
+        self.reconnect_delay = delay;
         self
     }
 }
@@ -105,6 +140,8 @@ pub(crate) struct Entry {
     state: Mutex<State>,
     /// Becomes true when the session ends: its `GET` stream closes, its waits end.
     ended: watch::Sender<bool>,
+    /// The event streams of its POSTs, kept for resumption.
+    streams: Streams,
 }
 
 #[derive(Debug)]
@@ -114,6 +151,7 @@ struct State {
     subscriptions: HashSet<Box<str>>,
     stream_open: bool,
     waiting: HashMap<u64, oneshot::Sender<Bytes>>,
+    running: usize,
 }
 
 impl Sessions {
@@ -153,8 +191,10 @@ impl Sessions {
                 subscriptions: HashSet::new(),
                 stream_open: false,
                 waiting: HashMap::new(),
+                running: 0,
             }),
             ended: watch::Sender::new(false),
+            streams: Streams::new(self.limits.replay_bytes),
         });
         table.insert(id, Arc::clone(&entry));
         Ok(entry)
@@ -212,6 +252,27 @@ impl Entry {
     /// Runs `change` on the session's state, atomically with respect to its other requests.
     pub(crate) fn update<R>(&self, change: impl FnOnce(&mut Session) -> R) -> R {
         change(&mut self.state().session)
+    }
+
+    /// The session's limits.
+    pub(crate) fn limits(&self) -> &SessionLimits {
+        &self.limits
+    }
+
+    /// The event streams of its POSTs.
+    pub(crate) fn streams(&self) -> &Streams {
+        &self.streams
+    }
+
+    /// Counts one more running request, up to the session's bound; it stops counting when
+    /// the ticket drops.
+    pub(crate) fn start_request(self: &Arc<Self>) -> Result<RequestTicket, SessionFull> {
+        let mut state = self.state();
+        if state.running >= self.limits.max_requests {
+            return Err(SessionFull);
+        }
+        state.running += 1;
+        Ok(RequestTicket(Arc::clone(self)))
     }
 
     /// Subscribes the session to `uri`, up to its bound.
@@ -278,6 +339,7 @@ impl Entry {
     fn end(&self) {
         self.ended.send_replace(true);
         self.state().waiting.clear();
+        self.streams.close();
     }
 
     fn expired(&self, now: Instant) -> bool {
@@ -300,6 +362,24 @@ impl Drop for StreamClaim {
         let mut state = self.0.state();
         state.stream_open = false;
         state.last_used = Instant::now();
+    }
+}
+
+/// A running request of a session, counted until dropped.
+#[derive(Debug)]
+pub(crate) struct RequestTicket(Arc<Entry>);
+
+impl RequestTicket {
+    /// The session it runs in.
+    pub(crate) fn entry(&self) -> &Arc<Entry> {
+        &self.0
+    }
+}
+
+impl Drop for RequestTicket {
+    fn drop(&mut self) {
+        let mut state = self.0.state();
+        state.running = state.running.saturating_sub(1);
     }
 }
 
@@ -401,6 +481,16 @@ mod tests {
             entry.wait_for(BridgeId(3)).is_ok(),
             "the answered wait is gone"
         );
+    }
+
+    #[tokio::test]
+    async fn running_requests_are_bounded() {
+        let sessions = Sessions::new(SessionLimits::DEFAULT.with_max_requests(1));
+        let entry = sessions.open(session(), None).unwrap();
+        let ticket = entry.start_request().unwrap();
+        assert!(entry.start_request().is_err());
+        drop(ticket);
+        assert!(entry.start_request().is_ok());
     }
 
     #[tokio::test]
