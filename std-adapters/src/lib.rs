@@ -60,7 +60,7 @@ pub mod events;
 pub mod handler;
 pub mod http;
 pub mod keys;
-mod legacy;
+pub mod legacy;
 mod message;
 pub mod secret;
 mod serve;
