@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use snodo_core::legacy::EraSupport;
 
-use crate::legacy::sessions::SessionLimits;
+use crate::legacy::{BridgeConfig, SessionLimits};
 
 /// Which values of a header are allowed.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -86,6 +86,10 @@ pub struct HttpConfig {
     /// what each may hold. Sessions live in this process: a cluster needs sticky sessions
     /// on `Mcp-Session-Id` for legacy clients (`docs/deploy.md`).
     pub legacy_sessions: SessionLimits,
+    /// The bounds of the bridge that serves a legacy session's requests whose handlers ask
+    /// for input (`input_required`): legs per request, the wait for each answer, the answers'
+    /// size, and how many bridged requests of a session wait at once.
+    pub bridge: BridgeConfig,
 }
 
 /// The loopback names allowed by default.
@@ -114,6 +118,7 @@ impl HttpConfig {
             cancel_by_notification: true,
             eras: EraSupport::Both,
             legacy_sessions: SessionLimits::DEFAULT,
+            bridge: BridgeConfig::DEFAULT,
         }
     }
 
@@ -221,6 +226,13 @@ impl HttpConfig {
     #[must_use]
     pub fn with_legacy_sessions(mut self, limits: SessionLimits) -> Self {
         self.legacy_sessions = limits;
+        self
+    }
+
+    /// With other bounds for the bridge of legacy sessions.
+    #[must_use]
+    pub fn with_bridge(mut self, bridge: BridgeConfig) -> Self {
+        self.bridge = bridge;
         self
     }
 }

@@ -121,7 +121,7 @@ impl<A: AsyncHandler + 'static> McpService<A> {
     /// changes; requests in flight finish on the server they started with).
     pub fn with_slot(servers: ServerSlot<A>, config: HttpConfig) -> Self {
         let buffers = BufferPool::new(config.max_response_len, KEEP_BUFFERS);
-        let sessions = Sessions::new(config.legacy_sessions);
+        let sessions = Sessions::new(config.legacy_sessions, config.bridge.max_waiting);
         McpService {
             inner: Arc::new(Inner {
                 servers,
@@ -411,7 +411,7 @@ async fn run<A: AsyncHandler + 'static>(
                 sessions: &shared.sessions,
                 in_flight: &shared.in_flight,
                 response_len: inner.config.max_response_len,
-                notification_queue: inner.config.notification_queue.max(1),
+                bridge: inner.config.bridge,
             };
             let principal = principal.as_deref();
             legacy::post(endpoint, route, &body, &headers, principal, &outputs).await

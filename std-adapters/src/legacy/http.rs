@@ -19,26 +19,25 @@ use http::request::Parts;
 use http::{HeaderMap, Method, Response, StatusCode};
 use snodo_core::json::{Limits, Writer};
 use snodo_core::legacy::{
-    Era, EraMismatch, EraSupport, HttpRoute, Settled, Step, check_version_header, classify_post,
-    lift_request, parse_initialize, parse_response, settle, write_empty_result, write_event,
-    write_initialize_result,
+    BridgeId, Era, EraMismatch, EraSupport, HttpRoute, Session, Step, check_version_header,
+    classify_post, parse_initialize, write_empty_result, write_event, write_initialize_result,
 };
 use snodo_core::protocol::META_PROTOCOL_VERSION;
 use snodo_core::protocol::http::HEADER_PROTOCOL_VERSION;
-use snodo_core::rpc::{self, ErrorCode, Id, Incoming, Request};
-use snodo_core::server::{Accepted, Principal, Round, Server, ServerCapabilities};
-use tokio::sync::{broadcast, mpsc, watch};
+use snodo_core::rpc::{self, ErrorCode, Id, Incoming};
+use snodo_core::server::{Notifier, Principal, Server, ServerCapabilities};
+use tokio::sync::{broadcast, mpsc, oneshot, watch};
 use tokio::time::Instant;
 
 use super::replay::{parse_event_id, priming};
+use super::round::{BridgeBuffers, BridgeConfig, Bridged, Link, LinkClosed, WaitsFull, bridge};
 use super::sessions::{Entry, RequestTicket, Sessions, StreamClaim};
-use crate::clock::unix_seconds;
 use crate::events::{EventBus, ServerEvent, next_event};
 use crate::handler::AsyncHandler;
 use crate::http::McpBody;
 use crate::http::body::{Exchange, Out, Work};
 use crate::http::in_flight::{InFlight, RequestKey};
-use crate::http::service::{RunCall, empty, event_stream, json, run_admitted};
+use crate::http::service::{empty, event_stream, json};
 
 /// The request header that names a legacy session.
 pub const HEADER_SESSION_ID: &str = "mcp-session-id";
@@ -91,8 +90,8 @@ pub(crate) struct Endpoint<'e, A: 'static> {
     pub(crate) in_flight: &'e Arc<InFlight>,
     /// The size of a request's output buffer.
     pub(crate) response_len: usize,
-    /// Most notifications of a request waiting to be kept.
-    pub(crate) notification_queue: usize,
+    /// The bounds of the bridge.
+    pub(crate) bridge: BridgeConfig,
 }
 
 /// The refusal of a message for an era the endpoint does not serve: 400 naming the
@@ -211,7 +210,7 @@ pub(crate) async fn post<A: AsyncHandler + 'static>(
                 body: body.clone(),
                 principal: principal.map(str::to_owned),
                 response_len: endpoint.response_len,
-                notification_queue: endpoint.notification_queue,
+                bridge: endpoint.bridge,
             };
             // Over 2025-11-25 a dropped connection is not a cancellation: the request runs on,
             // and its events wait for a client that resumes with `Last-Event-ID`.
@@ -232,7 +231,7 @@ struct Job<A: 'static> {
     body: Bytes,
     principal: Option<String>,
     response_len: usize,
-    notification_queue: usize,
+    bridge: BridgeConfig,
 }
 
 impl<A: AsyncHandler + 'static> Job<A> {
@@ -244,42 +243,83 @@ impl<A: AsyncHandler + 'static> Job<A> {
         }
     }
 
+    /// Runs the request through the bridge loop: its notifications and bridged requests
+    /// become events of its stream, and its reply the last.
     async fn serve(&self) {
         let entry = self.ticket.entry();
-        let limits = &self.server.config().limits;
-        let Ok(Incoming::Request(request)) = rpc::parse(&self.body, limits) else {
+        let Ok(Incoming::Request(request)) = rpc::parse(&self.body, &self.server.config().limits)
+        else {
             return;
         };
-        let (outputs, mut received) = mpsc::channel(self.notification_queue);
-        let streams = entry.streams();
-        let stream = self.stream.stream;
-        let work = async {
-            let mut out = vec![0u8; self.response_len];
-            let run = RunCall {
-                server: &self.server,
-                in_flight: &self.in_flight,
-                key: request_key(entry, request.id),
-                outputs: &outputs,
-            };
-            let principal = self
-                .principal
-                .as_deref()
-                .map_or(Principal::Anonymous, Principal::Id);
-            let reply = serve_request(run, entry, &request, principal, &mut out).await;
-            drop(outputs);
-            reply
+        let mut link = StreamLink {
+            entry,
+            stream: self.stream.stream,
         };
-        let keep = async {
-            while let Some(out) = received.recv().await {
-                if let Out::Event(message) = out {
-                    streams.push(stream, message, false);
-                }
+        let principal = self
+            .principal
+            .as_deref()
+            .map_or(Principal::Anonymous, Principal::Id);
+        // `notifications/cancelled` for this request's id stops it.
+        let (_registration, cancelled) = self.in_flight.admit(request_key(entry, request.id));
+        let cancelled = async {
+            if cancelled.await.is_err() {
+                std::future::pending::<()>().await;
             }
         };
-        let (reply, ()) = tokio::join!(work, keep);
-        if let Some(Out::Reply(reply, _)) = reply {
-            streams.push(stream, reply, true);
+        let mut buffers = BridgeBuffers::new(self.response_len, &self.bridge);
+        let bridged = bridge(
+            &self.server,
+            &mut link,
+            &self.bridge,
+            &request,
+            principal,
+            &mut buffers,
+            cancelled,
+        )
+        .await;
+        if let Bridged::Reply(len) = bridged {
+            let reply = Bytes::copy_from_slice(buffers.reply(len));
+            entry.streams().push(self.stream.stream, reply, true);
         }
+    }
+}
+
+/// The bridge loop's way to a legacy HTTP client: the session, and the request's stream,
+/// which carries its bridged requests, notifications and reply (to the POST's response, or
+/// to a client that resumes it).
+struct StreamLink<'e> {
+    entry: &'e Entry,
+    stream: u64,
+}
+
+impl Link for StreamLink<'_> {
+    fn session(&self) -> Session {
+        self.entry.session()
+    }
+
+    fn update_session<R>(&self, change: impl FnOnce(&mut Session) -> R) -> R {
+        self.entry.update(change)
+    }
+
+    fn wait_for(&self, id: BridgeId) -> Result<oneshot::Receiver<Bytes>, WaitsFull> {
+        self.entry.answers().wait_for(id)
+    }
+
+    async fn send(&mut self, message: &[u8]) -> Result<(), LinkClosed> {
+        let message = Bytes::copy_from_slice(message);
+        self.entry.streams().push(self.stream, message, false);
+        Ok(())
+    }
+
+    fn notifier(&mut self) -> &mut (dyn Notifier + Send) {
+        self
+    }
+}
+
+impl Notifier for StreamLink<'_> {
+    fn notify(&mut self, message: &[u8]) {
+        let message = Bytes::copy_from_slice(message);
+        self.entry.streams().push(self.stream, message, false);
     }
 }
 
@@ -392,102 +432,10 @@ fn initialize<A: AsyncHandler + 'static>(
     }
 }
 
-/// Runs a request of a legacy session through the modern handler path and lowers its
-/// result.
-async fn serve_request<A: AsyncHandler + 'static>(
-    run: RunCall<'_, A>,
-    entry: &Entry,
-    request: &Request<'_>,
-    principal: Principal<'_>,
-    out: &mut [u8],
-) -> Option<Out> {
-    let session = entry.session();
-    let lifted = written(|w| lift_request(request, &session, w));
-    let limits = run.server.config().limits;
-    let round = Round {
-        now: unix_seconds(),
-        principal,
-    };
-    let reply = round_trip(&run, &lifted, round, out).await?;
-    let lowered = lower(&reply, &limits)?;
-    Some(match lowered {
-        Lowered::Final(bytes) => Out::Reply(bytes, StatusCode::OK),
-        Lowered::InputRequired => {
-            let id = request.id;
-            let reply = written(|w| {
-                rpc::write_error(
-                    w,
-                    Some(id),
-                    ErrorCode::INTERNAL_ERROR,
-                    "This request needs input from the client, which is not yet bridged over HTTP",
-                    None,
-                );
-            });
-            Out::Reply(reply, StatusCode::OK)
-        }
-    })
-}
-
-/// One modern round for the lifted request `input`: its reply, or `None` when the request
-/// was cancelled.
-async fn round_trip<A: AsyncHandler + 'static>(
-    run: &RunCall<'_, A>,
-    input: &[u8],
-    round: Round<'_>,
-    out: &mut [u8],
-) -> Option<Bytes> {
-    let server = run.server;
-    match server.accept(input, round, out) {
-        Ok(Accepted::Replied(len)) => Some(Bytes::copy_from_slice(&out[..len])),
-        Ok(Accepted::Call(call)) => run_admitted(run, call, input, out).await,
-        Ok(Accepted::Silent | Accepted::Cancelled(_) | Accepted::Listen(_)) => {
-            // A lifted request is a request of a method `Session::step` hands on.
-            Some(Bytes::from(crate::message::too_large(server, input)))
-        }
-        Err(_) => Some(Bytes::from(crate::message::too_large(server, input))),
-    }
-}
-
-enum Lowered {
-    Final(Bytes),
-    InputRequired,
-}
-
-/// A modern reply settled for the legacy client.
-fn lower(reply: &[u8], limits: &Limits) -> Option<Lowered> {
-    let mut buf = vec![0u8; reply.len() + 256];
-    loop {
-        let mut w = Writer::new(&mut buf);
-        let settled = settle(reply, limits, &mut w);
-        let len = w.finish();
-        return match (settled, len) {
-            (Ok(Settled::InputRequired), _) => Some(Lowered::InputRequired),
-            (Ok(Settled::Final), Ok(len)) => {
-                buf.truncate(len);
-                Some(Lowered::Final(Bytes::from(buf)))
-            }
-            (Ok(Settled::Final), Err(too_small)) => {
-                buf.resize(too_small.required, 0);
-                continue;
-            }
-            (Err(_), _) => {
-                tracing::error!("the handler path wrote something that is not a response");
-                None
-            }
-        };
-    }
-}
-
 /// Routes a client's response to the bridged request waiting for it; anything else is
 /// dropped (a late or unknown answer changes nothing).
 fn answer(entry: &Entry, body: &[u8], limits: &Limits) {
-    let Ok(response) = parse_response(body, limits) else {
-        tracing::debug!("a malformed response from a legacy client was dropped");
-        return;
-    };
-    let delivered = snodo_core::legacy::BridgeId::from_id(&response.id)
-        .is_some_and(|id| entry.deliver(id, Bytes::copy_from_slice(body)));
-    if !delivered {
+    if !entry.answers().deliver(body, limits) {
         tracing::debug!("a response nobody waits for was dropped");
     }
 }

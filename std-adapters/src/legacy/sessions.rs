@@ -2,7 +2,8 @@
 //! `Mcp-Session-Id` to what the session remembers between its POSTs.
 //!
 //! Every part is capped by [`SessionLimits`]: the number of sessions, each one's resource
-//! subscriptions and the requests waiting for the client's answers to bridged requests. An
+//! subscriptions, running requests and kept events; the bridged requests waiting for the
+//! client's answers are capped by [`BridgeConfig::max_waiting`](super::BridgeConfig). An
 //! idle session expires; one with an open `GET` stream is in use and does not.
 //!
 //! Sessions live in the memory of one process. Behind a load balancer every request of a
@@ -15,12 +16,12 @@ use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
-use bytes::Bytes;
-use snodo_core::legacy::{BridgeId, Session, SessionId};
-use tokio::sync::{oneshot, watch};
+use snodo_core::legacy::{Session, SessionId};
+use tokio::sync::watch;
 use tokio::time::Instant;
 
 use super::replay::Streams;
+use super::round::Answers;
 
 /// The bounds of the legacy sessions of one endpoint.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -33,9 +34,6 @@ pub struct SessionLimits {
     pub idle_timeout: Duration,
     /// Most resource subscriptions of one session. Default 64.
     pub max_subscriptions: usize,
-    /// Most bridged requests of one session waiting for the client's answer at once.
-    /// Default 16.
-    pub max_waiting: usize,
     /// Most requests of one session running at once; one more is answered -32603.
     /// Default 16.
     pub max_requests: usize,
@@ -53,7 +51,6 @@ impl SessionLimits {
         max_sessions: 1024,
         idle_timeout: Duration::from_secs(30 * 60),
         max_subscriptions: 64,
-        max_waiting: 16,
         max_requests: 16,
         replay_bytes: 64 * 1024,
         reconnect_delay: Duration::from_secs(1),
@@ -77,13 +74,6 @@ impl SessionLimits {
     #[must_use]
     pub const fn with_max_subscriptions(mut self, subscriptions: usize) -> Self {
         self.max_subscriptions = subscriptions;
-        self
-    }
-
-    /// With another bound on bridged requests waiting for answers.
-    #[must_use]
-    pub const fn with_max_waiting(mut self, waiting: usize) -> Self {
-        self.max_waiting = waiting;
         self
     }
 
@@ -127,6 +117,7 @@ pub(crate) struct SessionFull;
 #[derive(Debug)]
 pub(crate) struct Sessions {
     limits: SessionLimits,
+    max_waiting: usize,
     table: Mutex<HashMap<SessionId, Arc<Entry>>>,
 }
 
@@ -142,6 +133,8 @@ pub(crate) struct Entry {
     ended: watch::Sender<bool>,
     /// The event streams of its POSTs, kept for resumption.
     streams: Streams,
+    /// Its bridged requests waiting for the client's answers.
+    answers: Answers,
 }
 
 #[derive(Debug)]
@@ -150,14 +143,15 @@ struct State {
     last_used: Instant,
     subscriptions: HashSet<Box<str>>,
     stream_open: bool,
-    waiting: HashMap<u64, oneshot::Sender<Bytes>>,
     running: usize,
 }
 
 impl Sessions {
-    pub(crate) fn new(limits: SessionLimits) -> Self {
+    /// Sessions within `limits`, each with at most `max_waiting` bridged requests waiting.
+    pub(crate) fn new(limits: SessionLimits, max_waiting: usize) -> Self {
         Sessions {
             limits,
+            max_waiting,
             table: Mutex::new(HashMap::new()),
         }
     }
@@ -190,11 +184,11 @@ impl Sessions {
                 last_used: now,
                 subscriptions: HashSet::new(),
                 stream_open: false,
-                waiting: HashMap::new(),
                 running: 0,
             }),
             ended: watch::Sender::new(false),
             streams: Streams::new(self.limits.replay_bytes),
+            answers: Answers::new(self.max_waiting),
         });
         table.insert(id, Arc::clone(&entry));
         Ok(entry)
@@ -309,25 +303,9 @@ impl Entry {
         Some(StreamClaim(Arc::clone(self)))
     }
 
-    /// Registers a wait for the client's answer to bridged request `id`, up to the
-    /// session's bound.
-    #[allow(dead_code)] // the HTTP bridge's, once it lands
-    pub(crate) fn wait_for(&self, id: BridgeId) -> Result<oneshot::Receiver<Bytes>, SessionFull> {
-        let mut state = self.state();
-        state.waiting.retain(|_, sender| !sender.is_closed());
-        if state.waiting.len() >= self.limits.max_waiting {
-            return Err(SessionFull);
-        }
-        let (sender, receiver) = oneshot::channel();
-        state.waiting.insert(id.0, sender);
-        Ok(receiver)
-    }
-
-    /// Gives the client's `answer` to whoever waits for bridged request `id`; whether
-    /// someone did.
-    pub(crate) fn deliver(&self, id: BridgeId, answer: Bytes) -> bool {
-        let waiter = self.state().waiting.remove(&id.0);
-        waiter.is_some_and(|sender| sender.send(answer).is_ok())
+    /// The bridged requests waiting for the client's answers.
+    pub(crate) fn answers(&self) -> &Answers {
+        &self.answers
     }
 
     /// Resolves once the session has ended.
@@ -338,7 +316,6 @@ impl Entry {
 
     fn end(&self) {
         self.ended.send_replace(true);
-        self.state().waiting.clear();
         self.streams.close();
     }
 
@@ -409,7 +386,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_full_table_refuses_until_a_session_ends() {
-        let sessions = Sessions::new(SessionLimits::DEFAULT.with_max_sessions(2));
+        let sessions = Sessions::new(SessionLimits::DEFAULT.with_max_sessions(2), 4);
         let a = sessions.open(session(), None).unwrap();
         let _b = sessions.open(session(), None).unwrap();
         assert_eq!(sessions.open(session(), None).err(), Some(TableFull));
@@ -420,7 +397,7 @@ mod tests {
 
     #[tokio::test]
     async fn ids_are_visible_ascii_and_distinct() {
-        let sessions = Sessions::new(SessionLimits::DEFAULT);
+        let sessions = Sessions::new(SessionLimits::DEFAULT, 4);
         let a = sessions.open(session(), None).unwrap().id();
         let b = sessions.open(session(), None).unwrap().id();
         assert_ne!(a, b);
@@ -430,7 +407,7 @@ mod tests {
 
     #[tokio::test]
     async fn only_the_opening_principal_finds_a_session() {
-        let sessions = Sessions::new(SessionLimits::DEFAULT);
+        let sessions = Sessions::new(SessionLimits::DEFAULT, 4);
         let id = sessions.open(session(), Some("alice")).unwrap().id();
         let header = id.as_str().as_bytes();
         assert!(sessions.find(header, Some("alice")).is_some());
@@ -442,7 +419,7 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn an_idle_session_expires_unless_its_stream_is_open() {
         let idle = Duration::from_secs(60);
-        let sessions = Sessions::new(SessionLimits::DEFAULT.with_idle_timeout(idle));
+        let sessions = Sessions::new(SessionLimits::DEFAULT.with_idle_timeout(idle), 4);
         let streaming = sessions.open(session(), None).unwrap();
         let claim = streaming.claim_stream().expect("the first stream");
         assert!(streaming.claim_stream().is_none(), "one stream a session");
@@ -458,11 +435,9 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn subscriptions_and_waits_are_bounded() {
-        let limits = SessionLimits::DEFAULT
-            .with_max_subscriptions(1)
-            .with_max_waiting(1);
-        let sessions = Sessions::new(limits);
+    async fn subscriptions_are_bounded() {
+        let limits = SessionLimits::DEFAULT.with_max_subscriptions(1);
+        let sessions = Sessions::new(limits, 4);
         let entry = sessions.open(session(), None).unwrap();
         entry.subscribe("test://a").unwrap();
         entry.subscribe("test://a").unwrap();
@@ -471,21 +446,11 @@ mod tests {
         entry.unsubscribe("test://a");
         assert!(!entry.subscribed("test://a"));
         entry.subscribe("test://b").unwrap();
-
-        let answer = entry.wait_for(BridgeId(1)).unwrap();
-        assert_eq!(entry.wait_for(BridgeId(2)).err(), Some(SessionFull));
-        assert!(!entry.deliver(BridgeId(2), Bytes::from_static(b"{}")));
-        assert!(entry.deliver(BridgeId(1), Bytes::from_static(b"{}")));
-        assert_eq!(answer.await.unwrap(), Bytes::from_static(b"{}"));
-        assert!(
-            entry.wait_for(BridgeId(3)).is_ok(),
-            "the answered wait is gone"
-        );
     }
 
     #[tokio::test]
     async fn running_requests_are_bounded() {
-        let sessions = Sessions::new(SessionLimits::DEFAULT.with_max_requests(1));
+        let sessions = Sessions::new(SessionLimits::DEFAULT.with_max_requests(1), 4);
         let entry = sessions.open(session(), None).unwrap();
         let ticket = entry.start_request().unwrap();
         assert!(entry.start_request().is_err());
@@ -494,12 +459,12 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn ending_a_session_ends_its_waits() {
-        let sessions = Sessions::new(SessionLimits::DEFAULT);
+    async fn ending_a_session_is_seen_by_its_streams() {
+        let sessions = Sessions::new(SessionLimits::DEFAULT, 4);
         let entry = sessions.open(session(), None).unwrap();
-        let answer = entry.wait_for(BridgeId(1)).unwrap();
+        let stream = entry.streams().open();
         sessions.end(&entry);
-        assert!(answer.await.is_err());
         entry.ended().await;
+        assert_eq!(entry.streams().next(stream, 0).await, None);
     }
 }
