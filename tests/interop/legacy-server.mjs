@@ -8,8 +8,9 @@
 //   node legacy-server.mjs --http  [--log PATH]   (prints its URL on the first line)
 //
 // Tools: `greet` (no input), `pick_color` (asks for a form elicitation), `suggest` (asks the
-// client's model through sampling/createMessage), `count_roots` (asks roots/list), and
-// `open_page` (a URL elicitation). With --log, every message the server receives and sends
+// client's model through sampling/createMessage), `count_roots` (asks roots/list),
+// `open_page` (a URL elicitation), and `end_session` (over HTTP, ends the session after
+// answering, so the next request gets 404). With --log, every message the server receives and sends
 // and every HTTP request line with its MCP headers is written there as one JSON object a
 // line, so the test can read what passed between them.
 
@@ -37,6 +38,7 @@ const TOOLS = [
   { name: 'suggest', description: 'Asks the model', inputSchema: { type: 'object', properties: {} } },
   { name: 'count_roots', description: 'Lists the roots', inputSchema: { type: 'object', properties: {} } },
   { name: 'open_page', description: 'Asks to open a page', inputSchema: { type: 'object', properties: {} } },
+  { name: 'end_session', description: 'Ends the HTTP session after answering', inputSchema: { type: 'object', properties: {} } },
 ];
 
 const text = (t) => ({ content: [{ type: 'text', text: t }] });
@@ -78,6 +80,10 @@ function newServer() {
         });
         return text(`consent: ${answer.action}`);
       }
+      case 'end_session':
+        // Over HTTP the session ends once this answer is out: the next request gets 404.
+        setTimeout(() => server.endSession?.(), 50);
+        return text('ending the session');
       default:
         throw new Error(`unknown tool ${request.params.name}`);
     }
@@ -135,7 +141,9 @@ async function http() {
           log({ event: 'closed', session: transport.sessionId });
         }
       };
-      await newServer().connect(record(transport));
+      const server = newServer();
+      server.endSession = () => transport.close();
+      await server.connect(record(transport));
     }
     if (!transport) {
       res.writeHead(session ? 404 : 400, { 'content-type': 'application/json' });

@@ -117,7 +117,14 @@ async fn exercise(client: &Client) {
     let names: Vec<&str> = tools.iter().filter_map(|t| t["name"].as_str()).collect();
     assert_eq!(
         names,
-        ["greet", "pick_color", "suggest", "count_roots", "open_page"]
+        [
+            "greet",
+            "pick_color",
+            "suggest",
+            "count_roots",
+            "open_page",
+            "end_session"
+        ]
     );
     let expected = [
         ("greet", "hello from a legacy server"),
@@ -307,4 +314,56 @@ async fn a_kind_without_a_handler_is_refused_and_never_declared() {
         failed,
         "suggest cannot succeed without sampling: {refused:?}"
     );
+}
+
+#[tokio::test]
+#[ignore = "needs tests/interop installed; run by scripts/interop.sh"]
+async fn http_a_session_that_ended_is_replaced_by_a_new_one() {
+    let (_scratch, log) = scratch_log();
+    let mut server = server_command("--http", &log)
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("the server starts");
+    let stdout = server.stdout.take().expect("piped stdout");
+    let url = tokio::time::timeout(PATIENCE, BufReader::new(stdout).lines().next_line())
+        .await
+        .expect("the server prints its URL in time")
+        .expect("its stdout")
+        .expect("a first line");
+    let client = builder().http(&url).expect("the client");
+    let ending = client
+        .call_tool("end_session", Value::Null)
+        .await
+        .expect("end_session");
+    assert_eq!(text(&ending), "ending the session");
+    let log_now = || read_log(&log);
+    // Wait for the server to have closed it (the server logs it), then call again.
+    tokio::time::timeout(PATIENCE, async {
+        while !log_now().iter().any(|e| e["event"] == "closed") {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    })
+    .await
+    .expect("the server ends the session");
+    let greeted = client
+        .call_tool("greet", Value::Null)
+        .await
+        .expect("greet on a new session");
+    assert_eq!(text(&greeted), "hello from a legacy server");
+    client.close().await;
+    let log = log_now();
+    let http: Vec<&Value> = log.iter().filter(|e| e["event"] == "http").collect();
+    let rpc: Vec<&str> = http.iter().filter_map(|e| e["rpc"].as_str()).collect();
+    assert_eq!(
+        rpc.iter().filter(|m| **m == "initialize").count(),
+        2,
+        "a second session after the 404: {rpc:?}"
+    );
+    // end_session, then greet on the ended session (404), then greet again on the new one.
+    let calls: Vec<&&Value> = http.iter().filter(|e| e["rpc"] == "tools/call").collect();
+    assert_eq!(calls.len(), 3, "{http:?}");
+    assert!(calls[0]["session"].is_string(), "{http:?}");
+    assert_eq!(calls[1]["session"], calls[0]["session"], "{http:?}");
+    assert_ne!(calls[2]["session"], calls[0]["session"], "{http:?}");
+    let _ = server.kill().await;
 }

@@ -29,6 +29,9 @@ use super::{ClientError, Notify};
 const SESSION_ID: &str = "mcp-session-id";
 const PROTOCOL_VERSION: &str = "mcp-protocol-version";
 
+/// The detail of the 404 a POST of an ended or expired legacy session gets.
+pub(crate) const SESSION_GONE: &str = "the legacy session ended or expired";
+
 /// A Streamable HTTP endpoint.
 pub(crate) struct HttpTransport {
     uri: Uri,
@@ -105,6 +108,11 @@ impl HttpTransport {
 
     fn legacy_session(&self) -> Option<LegacySession> {
         lock(&self.legacy).clone()
+    }
+
+    /// The legacy session's id, if there is one.
+    pub(crate) fn session_id(&self) -> Option<HeaderValue> {
+        lock(&self.legacy).as_ref().and_then(|s| s.id.clone())
     }
 
     /// Opens the legacy session's own event stream (`GET`), on which a server sends the
@@ -297,6 +305,13 @@ impl HttpTransport {
         };
         let exchange = async {
             let response = self.send(post).await?;
+            if session.is_some() && response.status() == http::StatusCode::NOT_FOUND {
+                // The session ended or expired: the caller opens a new one.
+                return Err(ClientError::Http {
+                    status: 404,
+                    detail: SESSION_GONE.to_owned(),
+                });
+            }
             self.read_response(response, id, session.is_some()).await
         };
         within(timeout, exchange).await

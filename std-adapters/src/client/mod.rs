@@ -332,6 +332,7 @@ impl ClientBuilder {
             negotiation: self.negotiation,
             probe_timeout: self.probe_timeout,
             era: tokio::sync::OnceCell::new(),
+            reopening: tokio::sync::Mutex::new(()),
             transport,
             ids: AtomicI64::new(1),
             tools: Mutex::new(tools),
@@ -369,6 +370,9 @@ pub struct Client {
     probe_timeout: Duration,
     /// The server's era, found once per client (the spec's "property of the server").
     era: tokio::sync::OnceCell<Era>,
+    /// Held while a legacy HTTP session that ended is replaced, so concurrent requests
+    /// open one new session between them.
+    reopening: tokio::sync::Mutex<()>,
     transport: Transport,
     ids: AtomicI64,
     tools: Mutex<Box<Tools>>,
@@ -722,7 +726,18 @@ impl Client {
     ) -> Result<Vec<u8>, ClientError> {
         match &self.transport {
             Transport::Stdio(stdio) => stdio.round_trip(id, request, timeout).await,
-            Transport::Http(http) => http.round_trip(id, request, tool_schema, timeout).await,
+            Transport::Http(http) => {
+                let session = http.session_id();
+                match http.round_trip(id, request, tool_schema, timeout).await {
+                    // 2025-11-25: a 404 to a request with a session id means the session is
+                    // gone, and the client must open a new one; the request goes again, once.
+                    Err(ClientError::Http { status: 404, .. }) if session.is_some() => {
+                        self.reopen(session).await?;
+                        http.round_trip(id, request, tool_schema, timeout).await
+                    }
+                    other => other,
+                }
+            }
         }
     }
 }

@@ -141,6 +141,25 @@ impl Client {
     }
 }
 
+impl Client {
+    /// Replaces the legacy HTTP session `gone` (the one a request was sent with) by a new
+    /// one, unless another request already did.
+    pub(crate) async fn reopen(
+        &self,
+        gone: Option<::http::HeaderValue>,
+    ) -> Result<(), ClientError> {
+        let _one_at_a_time = self.reopening.lock().await;
+        let Transport::Http(http) = &self.transport else {
+            return Ok(());
+        };
+        if http.session_id() != gone {
+            return Ok(());
+        }
+        tracing::info!("the legacy session ended; opening a new one");
+        self.initialize().await.map(|_| ())
+    }
+}
+
 /// The `protocolVersion` a server chose, for the error that names it.
 fn chosen_version(response: &[u8], limits: &snodo_core::json::Limits) -> String {
     parse(response, limits)
