@@ -1,8 +1,11 @@
 //! Legacy (2025-11-25) sessions over Streamable HTTP, as literal requests to the endpoint
-//! in-process: the handshake, the session rules (id minted, 400 without it, 404 once ended
-//! or unknown, the version header), the session's `GET` stream and `DELETE`, subscriptions,
-//! notifications on a POST's event stream, results in the 2025 shape, and the eras an
-//! endpoint may be limited to.
+//! in-process: the handshake, the session rules (id minted, 400 without it, 404 once ended,
+//! unknown or expired, the version header), the session's `GET` stream and `DELETE`,
+//! subscriptions, notifications on a POST's event stream (priming event, numbered events,
+//! resumption with `Last-Event-ID`), results in the 2025 shape, the eras an endpoint may be
+//! limited to, and every bridged input kind over the POST's stream: form, URL, sampling,
+//! roots, mixed, declined, refused by the client, timed out (paused clock), cancelled, and
+//! not declared by the client.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -11,13 +14,14 @@ use bytes::Bytes;
 use http::{HeaderMap, Request, StatusCode};
 use http_body_util::{BodyExt, Full};
 use serde_json::{Value, json};
+use snodo_core::mrtr::{CreateMessage, ElicitAnswer, Elicitation, ListRoots, Response};
 use snodo_core::server::{
     Config, Done, Error, ListChanged, Registry, Resource, Server, ServerCapabilities, Tool,
     ToolCall, ToolReply,
 };
 use snodo_std::AsyncHandler;
 use snodo_std::events::{EventBus, ServerEvent};
-use snodo_std::http::{EraSupport, HttpConfig, McpBody, McpService, SessionLimits};
+use snodo_std::http::{BridgeConfig, EraSupport, HttpConfig, McpBody, McpService, SessionLimits};
 use tokio::sync::Notify;
 
 /// How long a test waits for a frame before it fails.
@@ -36,7 +40,70 @@ const TOOLS: &[Tool<'static>] = &[
     ),
     Tool::new("progress"),
     Tool::new("slow"),
+    Tool::new("form"),
+    Tool::new("url"),
+    Tool::new("sample"),
+    Tool::new("roots"),
+    Tool::new("mixed"),
 ];
+
+const NAME_FORM: &str =
+    r#"{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}"#;
+const SAMPLING: &str =
+    r#"{"messages":[{"role":"user","content":{"type":"text","text":"Hi?"}}],"maxTokens":10}"#;
+
+/// One MRTR tool: asks once, answers with what it got.
+fn ask<'o>(call: &ToolCall<'_>, reply: ToolReply<'o>) -> Result<Done<'o>, Error> {
+    let bad = |_| Error::internal("a bad fixture");
+    let form = Elicitation::form("Your name?", NAME_FORM).map_err(bad)?;
+    let url = Elicitation::url("Sign in", "https://example.com/login").map_err(bad)?;
+    let sample = CreateMessage::new(SAMPLING).map_err(bad)?;
+    let name = |r: Response<ElicitAnswer<'_>>| match r {
+        Response::Answered(a) if a.accepted() => a.str("name").map(|n| n.chars().collect()),
+        Response::Answered(_) => Ok("nobody".to_owned()),
+        Response::Missing => Ok(String::new()),
+    };
+    match call.name() {
+        "form" => match call.response("name", &form)? {
+            Response::Missing => Ok(reply.input_required().request("name", form).done()),
+            answered => Ok(reply.text_fmt(format_args!("Hello, {}", name(answered)?))),
+        },
+        "url" => match call.response("login", &url)? {
+            Response::Missing => Ok(reply.input_required().request("login", url).done()),
+            Response::Answered(a) => Ok(reply.text_fmt(format_args!("consent: {}", a.accepted()))),
+        },
+        "sample" => match call.response("s", &sample)? {
+            Response::Missing => Ok(reply.input_required().request("s", sample).done()),
+            Response::Answered(m) => {
+                let text: String = m.text().map(|t| t.chars().collect()).unwrap_or_default();
+                Ok(reply.text_fmt(format_args!("sampled: {text}")))
+            }
+        },
+        "roots" => match call.response("r", &ListRoots)? {
+            Response::Missing => Ok(reply.input_required().request("r", ListRoots).done()),
+            Response::Answered(roots) => Ok(reply.text_fmt(format_args!("roots: {}", roots.len()))),
+        },
+        _ => {
+            let answers = (
+                call.response("name", &form)?,
+                call.response("s", &sample)?,
+                call.response("r", &ListRoots)?,
+            );
+            match answers {
+                (n @ Response::Answered(_), Response::Answered(m), Response::Answered(r)) => {
+                    let text: String = m.text().map(|t| t.chars().collect()).unwrap_or_default();
+                    Ok(reply.text_fmt(format_args!("{} {text} {}", name(n)?, r.len())))
+                }
+                _ => Ok(reply
+                    .input_required()
+                    .request("name", form)
+                    .request("s", sample)
+                    .request("r", ListRoots)
+                    .done()),
+            }
+        }
+    }
+}
 
 const RESOURCES: &[Resource<'static>] = &[Resource::new("test://watched", "watched")];
 
@@ -100,7 +167,7 @@ impl AsyncHandler for App {
                 self.gate.notified().await;
                 Ok(reply.text("finally"))
             }
-            _ => Err(Error::invalid_params("Unknown tool")),
+            _ => ask(call, reply),
         }
     }
 }
@@ -605,4 +672,243 @@ async fn running_requests_of_a_session_are_bounded() {
     // Ending the session ends its requests.
     send(&service, session_request("DELETE", &id)).await;
     while next_frame(&mut body).await.is_some() {}
+}
+
+/// The messages of the frames of `body` up to and including the next one with data.
+async fn next_message(body: &mut McpBody) -> Value {
+    loop {
+        let frame = next_frame(body).await.expect("the stream goes on");
+        if let Some(message) = events(&frame).into_iter().next() {
+            return message;
+        }
+    }
+}
+
+const INITIALIZE_ALL: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{"form":{},"url":{}},"sampling":{},"roots":{}},"clientInfo":{"name":"host","version":"1.0"}}}"#;
+
+/// A session whose client declared `initialize` (its capabilities).
+async fn session_with(service: &McpService<App>, initialize: &str) -> String {
+    let reply = send(service, post(initialize, None)).await;
+    let id = reply.headers["mcp-session-id"].to_str().unwrap().to_owned();
+    send(service, post(INITIALIZED, Some(&id))).await;
+    id
+}
+
+/// Calls `tool` on the session and returns the open event stream, after its priming event.
+async fn call_streamed(service: &McpService<App>, session: &str, tool: &str) -> McpBody {
+    let call = format!(
+        r#"{{"jsonrpc":"2.0","id":"call","method":"tools/call","params":{{"name":"{tool}","arguments":{{}}}}}}"#
+    );
+    let response = service.handle(post(&call, Some(session))).await;
+    assert_eq!(response.headers()["content-type"], "text/event-stream");
+    let mut body = response.into_body();
+    let priming = next_frame(&mut body).await.expect("priming");
+    assert!(priming.ends_with("retry: 1000\ndata: \n\n"), "{priming}");
+    body
+}
+
+/// POSTs the client's `answer` to the session: 202.
+async fn answer(service: &McpService<App>, session: &str, answer: Value) {
+    let reply = send(service, post(&answer.to_string(), Some(session))).await;
+    assert_eq!(reply.status, StatusCode::ACCEPTED, "{}", reply.body);
+}
+
+#[tokio::test]
+async fn a_form_elicitation_is_bridged_over_the_post_stream() {
+    let service = service(HttpConfig::new());
+    let id = session_with(&service, INITIALIZE_ALL).await;
+    let mut body = call_streamed(&service, &id, "form").await;
+    assert_eq!(
+        next_message(&mut body).await,
+        json!({"jsonrpc":"2.0","id":"snodo-bridge-1","method":"elicitation/create","params":{"mode":"form","message":"Your name?","requestedSchema":{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}}})
+    );
+    answer(&service, &id, json!({"jsonrpc":"2.0","id":"snodo-bridge-1","result":{"action":"accept","content":{"name":"Ada"}}})).await;
+    assert_eq!(
+        next_message(&mut body).await,
+        json!({"jsonrpc":"2.0","id":"call","result":{"content":[{"type":"text","text":"Hello, Ada"}]}})
+    );
+    assert_eq!(next_frame(&mut body).await, None);
+}
+
+#[tokio::test]
+async fn a_declined_form_reaches_the_handler_as_declined() {
+    let service = service(HttpConfig::new());
+    let id = session_with(&service, INITIALIZE_ALL).await;
+    let mut body = call_streamed(&service, &id, "form").await;
+    let request = next_message(&mut body).await;
+    answer(
+        &service,
+        &id,
+        json!({"jsonrpc":"2.0","id":request["id"],"result":{"action":"decline"}}),
+    )
+    .await;
+    assert_eq!(
+        next_message(&mut body).await["result"]["content"][0]["text"],
+        "Hello, nobody"
+    );
+}
+
+#[tokio::test]
+async fn a_url_elicitation_carries_an_elicitation_id() {
+    let service = service(HttpConfig::new());
+    let id = session_with(&service, INITIALIZE_ALL).await;
+    let mut body = call_streamed(&service, &id, "url").await;
+    assert_eq!(
+        next_message(&mut body).await,
+        json!({"jsonrpc":"2.0","id":"snodo-bridge-1","method":"elicitation/create","params":{"mode":"url","message":"Sign in","url":"https://example.com/login","elicitationId":"snodo-bridge-1"}})
+    );
+    answer(
+        &service,
+        &id,
+        json!({"jsonrpc":"2.0","id":"snodo-bridge-1","result":{"action":"accept"}}),
+    )
+    .await;
+    assert_eq!(
+        next_message(&mut body).await["result"]["content"][0]["text"],
+        "consent: true"
+    );
+}
+
+#[tokio::test]
+async fn sampling_and_roots_are_bridged() {
+    let service = service(HttpConfig::new());
+    let id = session_with(&service, INITIALIZE_ALL).await;
+    let mut body = call_streamed(&service, &id, "sample").await;
+    assert_eq!(
+        next_message(&mut body).await,
+        json!({"jsonrpc":"2.0","id":"snodo-bridge-1","method":"sampling/createMessage","params":{"messages":[{"role":"user","content":{"type":"text","text":"Hi?"}}],"maxTokens":10}})
+    );
+    answer(&service, &id, json!({"jsonrpc":"2.0","id":"snodo-bridge-1","result":{"role":"assistant","content":{"type":"text","text":"Hello"},"model":"m"}})).await;
+    assert_eq!(
+        next_message(&mut body).await["result"]["content"][0]["text"],
+        "sampled: Hello"
+    );
+    let mut body = call_streamed(&service, &id, "roots").await;
+    assert_eq!(
+        next_message(&mut body).await,
+        json!({"jsonrpc":"2.0","id":"snodo-bridge-2","method":"roots/list","params":{}})
+    );
+    answer(&service, &id, json!({"jsonrpc":"2.0","id":"snodo-bridge-2","result":{"roots":[{"uri":"file:///a"},{"uri":"file:///b"}]}})).await;
+    assert_eq!(
+        next_message(&mut body).await["result"]["content"][0]["text"],
+        "roots: 2"
+    );
+}
+
+#[tokio::test]
+async fn mixed_input_requests_are_all_sent_and_answered_in_any_order() {
+    let service = service(HttpConfig::new());
+    let id = session_with(&service, INITIALIZE_ALL).await;
+    let mut body = call_streamed(&service, &id, "mixed").await;
+    let methods: Vec<Value> = [
+        next_message(&mut body).await,
+        next_message(&mut body).await,
+        next_message(&mut body).await,
+    ]
+    .iter()
+    .map(|m| json!([m["id"], m["method"]]))
+    .collect();
+    assert_eq!(
+        methods,
+        vec![
+            json!(["snodo-bridge-1", "elicitation/create"]),
+            json!(["snodo-bridge-2", "sampling/createMessage"]),
+            json!(["snodo-bridge-3", "roots/list"]),
+        ]
+    );
+    answer(
+        &service,
+        &id,
+        json!({"jsonrpc":"2.0","id":"snodo-bridge-3","result":{"roots":[]}}),
+    )
+    .await;
+    answer(&service, &id, json!({"jsonrpc":"2.0","id":"snodo-bridge-1","result":{"action":"accept","content":{"name":"Bo"}}})).await;
+    answer(&service, &id, json!({"jsonrpc":"2.0","id":"snodo-bridge-2","result":{"role":"assistant","content":{"type":"text","text":"yo"},"model":"m"}})).await;
+    assert_eq!(
+        next_message(&mut body).await["result"]["content"][0]["text"],
+        "Bo yo 0"
+    );
+}
+
+#[tokio::test]
+async fn an_input_the_client_did_not_declare_is_never_sent() {
+    let service = service(HttpConfig::new());
+    // Elicitation only: no sampling.
+    let id = handshake(&service).await;
+    let call = r#"{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"sample","arguments":{}}}"#;
+    let reply = send(&service, post(call, Some(&id))).await;
+    assert_eq!(reply.headers["content-type"], "application/json");
+    let error = &reply.json()["error"];
+    assert_eq!(error["code"], -32603);
+    assert!(
+        error["message"].as_str().unwrap().contains("sampling"),
+        "{error}"
+    );
+    assert_eq!(
+        error["data"]["requiredCapabilities"],
+        json!({"sampling":{}})
+    );
+}
+
+#[tokio::test]
+async fn an_error_from_the_client_ends_the_request() {
+    let service = service(HttpConfig::new());
+    let id = session_with(&service, INITIALIZE_ALL).await;
+    let mut body = call_streamed(&service, &id, "sample").await;
+    let request = next_message(&mut body).await;
+    answer(&service, &id, json!({"jsonrpc":"2.0","id":request["id"],"error":{"code":-1,"message":"User rejected sampling"}})).await;
+    let mut end = next_message(&mut body).await;
+    while end.get("method").is_some() {
+        end = next_message(&mut body).await;
+    }
+    assert_eq!(end["id"], "call");
+    assert_eq!(end["error"]["code"], -32603);
+}
+
+#[tokio::test(start_paused = true)]
+async fn an_unanswered_request_times_out_and_is_cancelled() {
+    let bridge = BridgeConfig::DEFAULT.with_answer_timeout(Duration::from_secs(1));
+    let service = service(HttpConfig::new().with_bridge(bridge));
+    let id = session_with(&service, INITIALIZE_ALL).await;
+    let mut body = call_streamed(&service, &id, "form").await;
+    assert_eq!(
+        next_message(&mut body).await["method"],
+        "elicitation/create"
+    );
+    // Nobody answers: the paused clock runs on to the timeout.
+    assert_eq!(
+        next_message(&mut body).await,
+        json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"snodo-bridge-1","reason":"No answer in time"}})
+    );
+    let end = next_message(&mut body).await;
+    assert_eq!(end["id"], "call");
+    assert_eq!(end["error"]["code"], -32603);
+    // A late answer changes nothing.
+    answer(&service, &id, json!({"jsonrpc":"2.0","id":"snodo-bridge-1","result":{"action":"accept","content":{"name":"x"}}})).await;
+}
+
+#[tokio::test]
+async fn cancelling_the_request_ends_the_wait_for_answers() {
+    let service = service(HttpConfig::new());
+    let id = session_with(&service, INITIALIZE_ALL).await;
+    let mut body = call_streamed(&service, &id, "form").await;
+    assert_eq!(
+        next_message(&mut body).await["method"],
+        "elicitation/create"
+    );
+    let cancel =
+        r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"call"}}"#;
+    assert_eq!(
+        send(&service, post(cancel, Some(&id))).await.status,
+        StatusCode::ACCEPTED
+    );
+    // No response for a cancelled request; the stream ends.
+    while let Some(frame) = next_frame(&mut body).await {
+        assert!(
+            events(&frame)
+                .iter()
+                .all(|m| m.get("result").is_none() && m.get("error").is_none()),
+            "{frame}"
+        );
+    }
 }

@@ -84,8 +84,18 @@
 //!   served legacy version is 400 (absent: the negotiated one); a message without the header
 //!   and without the envelope takes the modern path and gets its 400;
 //! - requests run the same handlers (lifted into the modern shape with the session's
-//!   version, capabilities and log level, their results lowered to the 2025 shape): JSON
-//!   errors are HTTP 200, and progress or log messages make the response an event stream;
+//!   version, capabilities and log level, their results lowered to the 2025 shape); JSON-RPC
+//!   errors are HTTP 200;
+//! - a handler that returns `input_required` is bridged ([`BridgeConfig`]): each input
+//!   request goes to the client as `elicitation/create`, `sampling/createMessage` or
+//!   `roots/list` on the POST's event stream (never one the client did not declare in
+//!   `initialize`), the client POSTs its answers to the session (202), and the handler runs
+//!   again with them;
+//! - a response with progress, log messages or bridged requests is an event stream: a
+//!   priming event (id, `retry`, empty data), then events with ids `<stream>-<n>`. Closing
+//!   the connection does not cancel the request (2025-11-25): it runs on, and `GET` with
+//!   `Last-Event-ID` resumes its stream from the events the session keeps
+//!   ([`SessionLimits::replay_bytes`]); `notifications/cancelled` cancels it;
 //! - `ping`, `logging/setLevel` and `resources/subscribe`/`unsubscribe` are the session's;
 //!   notifications and the client's responses are 202;
 //! - `GET` opens the session's event stream (one at a time, 409 for a second): list changes
@@ -120,11 +130,10 @@ pub(crate) mod service;
 #[cfg(feature = "tls")]
 mod tls;
 
-pub use crate::legacy::sessions::SessionLimits;
+pub use crate::legacy::{BridgeConfig, EraSupport, SessionLimits};
 pub use body::McpBody;
 pub use config::{AllowList, HttpConfig};
 pub use listener::{HttpListener, ShutdownHandle};
 pub use service::{McpService, PrincipalHook};
-pub use snodo_core::legacy::EraSupport;
 #[cfg(feature = "tls")]
 pub use tls::TlsConfig;
