@@ -65,6 +65,21 @@ fn over_stdio(builder: ClientBuilder, log: &Path) -> Client {
         .expect("the client starts the server")
 }
 
+/// The server started over HTTP, logging to `log`, and its URL.
+async fn over_http(log: &Path) -> (tokio::process::Child, String) {
+    let mut server = server_command("--http", log)
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("the server starts");
+    let stdout = server.stdout.take().expect("piped stdout");
+    let url = tokio::time::timeout(PATIENCE, BufReader::new(stdout).lines().next_line())
+        .await
+        .expect("the server prints its URL in time")
+        .expect("its stdout")
+        .expect("a first line");
+    (server, url)
+}
+
 /// A client with a handler of every kind, each giving a fixed answer.
 fn builder() -> ClientBuilder {
     Client::builder("snodo-legacy-interop", "0.1.0")
@@ -204,17 +219,7 @@ async fn stdio_probe_falls_back_to_initialize_and_answers_server_requests() {
 #[ignore = "needs tests/interop installed; run by scripts/interop.sh"]
 async fn http_probe_falls_back_to_a_session_and_deletes_it_on_close() {
     let (_scratch, log) = scratch_log();
-    let mut server = server_command("--http", &log)
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("the server starts");
-    let stdout = server.stdout.take().expect("piped stdout");
-    let mut lines = BufReader::new(stdout).lines();
-    let url = tokio::time::timeout(PATIENCE, lines.next_line())
-        .await
-        .expect("the server prints its URL in time")
-        .expect("its stdout")
-        .expect("a first line");
+    let (mut server, url) = over_http(&log).await;
 
     let client = builder().http(&url).expect("the client");
     exercise(&client).await;
@@ -320,16 +325,7 @@ async fn a_kind_without_a_handler_is_refused_and_never_declared() {
 #[ignore = "needs tests/interop installed; run by scripts/interop.sh"]
 async fn http_a_session_that_ended_is_replaced_by_a_new_one() {
     let (_scratch, log) = scratch_log();
-    let mut server = server_command("--http", &log)
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("the server starts");
-    let stdout = server.stdout.take().expect("piped stdout");
-    let url = tokio::time::timeout(PATIENCE, BufReader::new(stdout).lines().next_line())
-        .await
-        .expect("the server prints its URL in time")
-        .expect("its stdout")
-        .expect("a first line");
+    let (mut server, url) = over_http(&log).await;
     let client = builder().http(&url).expect("the client");
     let ending = client
         .call_tool("end_session", Value::Null)
