@@ -8,9 +8,8 @@
 //! with them. Which eras a transport serves is its configuration's `eras`
 //! ([`EraSupport`], default both).
 
-// The transports that use it are wired in their own commits.
-#[allow(dead_code)]
 pub(crate) mod round;
+pub(crate) mod stdio;
 
 pub use round::BridgeConfig;
 pub use snodo_core::legacy::EraSupport;
