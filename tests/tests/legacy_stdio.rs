@@ -28,7 +28,10 @@ use snodo_tests::mrtr_fixture::{
     APPROVAL_FORM, CITY_FORM, DATE_FORM, SAMPLING_PLAIN, mrtr_server, state_options,
     typed_preferences_server,
 };
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines};
+use std::process::Stdio;
+
+use snodo_tests::boundary::{Transport, example_command};
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, Lines};
 use tokio::task::JoinHandle;
 
 const INVALID_REQUEST: i64 = -32600;
@@ -41,9 +44,17 @@ const INTERNAL_ERROR: i64 = -32603;
 
 /// The client's end of one stdio connection.
 struct Client {
-    input: Option<DuplexStream>,
-    lines: Lines<BufReader<DuplexStream>>,
-    serving: JoinHandle<std::io::Result<()>>,
+    input: Option<Box<dyn AsyncWrite + Unpin + Send>>,
+    lines: Lines<BufReader<Box<dyn AsyncRead + Unpin + Send>>>,
+    serving: Serving,
+}
+
+/// What serves the connection.
+enum Serving {
+    /// The adapter in a task of this test.
+    Task(JoinHandle<std::io::Result<()>>),
+    /// The example binary.
+    Process(tokio::process::Child),
 }
 
 impl Client {
@@ -66,9 +77,28 @@ impl Client {
             events,
         ));
         Client {
-            input: Some(client_in),
-            lines: BufReader::new(client_out).lines(),
-            serving,
+            input: Some(Box::new(client_in)),
+            lines: BufReader::new(Box::new(client_out) as Box<dyn AsyncRead + Unpin + Send>)
+                .lines(),
+            serving: Serving::Task(serving),
+        }
+    }
+
+    /// The `preferences` example binary on stdio, as a desktop host starts it.
+    fn example() -> Self {
+        let mut command = tokio::process::Command::from(example_command(Transport::Stdio));
+        command
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .kill_on_drop(true);
+        let mut child = command.spawn().expect("the example starts");
+        let input = child.stdin.take().expect("piped");
+        let output = child.stdout.take().expect("piped");
+        Client {
+            input: Some(Box::new(input)),
+            lines: BufReader::new(Box::new(output) as Box<dyn AsyncRead + Unpin + Send>).lines(),
+            serving: Serving::Process(child),
         }
     }
 
@@ -117,7 +147,12 @@ impl Client {
         while let Some(line) = self.lines.next_line().await.expect("readable") {
             rest.push(serde_json::from_str(&line).expect("each line is JSON"));
         }
-        self.serving.await.expect("no panic").expect("served");
+        match self.serving {
+            Serving::Task(task) => task.await.expect("no panic").expect("served"),
+            Serving::Process(mut child) => {
+                assert!(child.wait().await.expect("waited").success(), "clean exit");
+            }
+        }
         rest
     }
 }
@@ -915,4 +950,56 @@ async fn the_rounds_are_bounded() {
         }})
     );
     client.close().await;
+}
+
+#[tokio::test]
+async fn the_example_binary_serves_a_legacy_host() {
+    let mut client = Client::example();
+    let init = client
+        .initialize("2025-06-18", json!({"elicitation": {}}))
+        .await;
+    assert_eq!(init["result"]["protocolVersion"], "2025-06-18");
+    assert_eq!(init["result"]["serverInfo"]["name"], "snodo-preferences");
+    client
+        .send(call(
+            1,
+            "preference_preview",
+            json!({"subject": "dashboard"}),
+        ))
+        .await;
+    let color = client.next().await;
+    assert_eq!(color["method"], "elicitation/create");
+    assert_eq!(
+        color["params"]["message"],
+        "Choose a color for a read-only preview"
+    );
+    assert!(
+        color["params"].get("mode").is_none(),
+        "no mode before 2025-11-25: {color}"
+    );
+    client
+        .send(result(
+            color["id"].clone(),
+            accept(json!({"color": "teal"})),
+        ))
+        .await;
+    let style = client.next().await;
+    assert_eq!(
+        style["params"]["message"],
+        "Choose a style for a read-only preview"
+    );
+    client
+        .send(result(
+            style["id"].clone(),
+            accept(json!({"style": "compact"})),
+        ))
+        .await;
+    let done = client.next().await;
+    assert_eq!(done["id"], 1);
+    let preview: Value =
+        serde_json::from_str(done["result"]["content"][0]["text"].as_str().expect("text"))
+            .expect("JSON text");
+    assert_eq!(preview["color"], "teal");
+    assert_eq!(preview["style"], "compact");
+    assert_eq!(client.close().await, Vec::<Value>::new());
 }

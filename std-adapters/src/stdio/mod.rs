@@ -34,6 +34,13 @@
 //! reader too, and memory stays within the configuration. The core's writer escapes every
 //! non-ASCII character, so output lines are ASCII.
 //!
+//! A connection speaks one era ([`StdioConfig::eras`], default both): the first request that
+//! says decides. `initialize` opens a legacy (2025-11-25) session whose requests run through
+//! the same handlers, `input_required` bridged to the client as its own requests on this
+//! connection (see [`crate::legacy`]); the `_meta` envelope keeps the connection modern, with
+//! everything above unchanged. On a legacy connection the reader also takes the client's
+//! answers and notifications itself, with every slot busy, since the answers free the slots.
+//!
 //! At the end of input the adapter stops reading, waits until every admitted request has been
 //! answered (or cancelled), flushes and returns. Logs go through `tracing`; stdout carries
 //! only MCP messages. The principal is [`Principal::Anonymous`](snodo_core::server::Principal)
