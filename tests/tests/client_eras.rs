@@ -175,3 +175,8 @@ async fn legacy_flow_is_bridged(transport: Transport) {
 async fn a_legacy_client_gets_the_flows_bridged_over_http() {
     legacy_flow_is_bridged(Transport::Http).await;
 }
+
+#[tokio::test]
+async fn a_legacy_client_gets_the_flows_bridged_over_stdio() {
+    legacy_flow_is_bridged(Transport::Stdio).await;
+}
