@@ -40,6 +40,7 @@ const TOOLS: &[Tool<'static>] = &[
     ),
     Tool::new("progress"),
     Tool::new("slow"),
+    Tool::new("quiet"),
     Tool::new("form"),
     Tool::new("url"),
     Tool::new("sample"),
@@ -166,6 +167,10 @@ impl AsyncHandler for App {
                     .map_err(|_| Error::internal("too large"))?;
                 self.gate.notified().await;
                 Ok(reply.text("finally"))
+            }
+            "quiet" => {
+                self.gate.notified().await;
+                Ok(reply.text("at last"))
             }
             _ => ask(call, reply),
         }
@@ -911,4 +916,34 @@ async fn cancelling_the_request_ends_the_wait_for_answers() {
             "{frame}"
         );
     }
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_quiet_request_is_polled_when_the_endpoint_asks_for_it() {
+    let app = App::default();
+    let gate = Arc::clone(&app.gate);
+    let limits = SessionLimits::DEFAULT.with_poll_after(Some(Duration::from_secs(1)));
+    let service = service_of(app, HttpConfig::new().with_legacy_sessions(limits));
+    let id = handshake(&service).await;
+    let call = r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"quiet","arguments":{}}}"#;
+    // Nothing for a second (the paused clock gets there at once): the priming event only.
+    let polled = send(&service, post(call, Some(&id))).await;
+    assert_eq!(polled.headers["content-type"], "text/event-stream");
+    assert_eq!(polled.body, "id: 1-0\nretry: 1000\ndata: \n\n");
+    gate.notify_one();
+    let mut resume = session_request("GET", &id);
+    resume
+        .headers_mut()
+        .insert("last-event-id", "1-0".parse().unwrap());
+    let resumed = send(&service, resume).await;
+    assert_eq!(
+        resumed.body,
+        "id: 1-1\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":4,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"at last\"}]}}\n\n"
+    );
+    // Quick requests still get JSON.
+    let ping = r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}"#;
+    assert_eq!(
+        send(&service, post(ping, Some(&id))).await.headers["content-type"],
+        "application/json"
+    );
 }

@@ -337,7 +337,9 @@ impl Drop for StreamEnd {
 
 /// Sends the events of the session's stream `stream` after sequence `after` to `outputs`:
 /// a lone reply as JSON when `json` allows it, otherwise an event stream that opens with
-/// its priming event.
+/// its priming event. With [`SessionLimits::poll_after`](super::SessionLimits), a POST whose
+/// request has said nothing for that long gets only the priming event and is closed: the
+/// client polls with `GET` and `Last-Event-ID` (2025-11-25, SEP-1699).
 pub(crate) async fn relay(
     entry: &Entry,
     stream: u64,
@@ -346,27 +348,40 @@ pub(crate) async fn relay(
     json: bool,
 ) {
     let streams = entry.streams();
+    let limits = entry.limits();
+    let retry = u64::try_from(limits.reconnect_delay.as_millis()).unwrap_or(u64::MAX);
+    let prime = || Out::Framed(priming(stream, retry));
     let mut cursor = after;
-    let mut primed = !json;
-    while let Some(event) = streams.next(stream, cursor).await {
-        if !primed {
-            if event.last && event.seq == 1 {
-                let _ = outputs
-                    .send(Out::Reply(event.message, StatusCode::OK))
-                    .await;
-                return;
-            }
-            let retry = entry.limits().reconnect_delay.as_millis();
-            let retry = u64::try_from(retry).unwrap_or(u64::MAX);
-            if outputs
-                .send(Out::Framed(priming(stream, retry)))
+    if json {
+        let first = match limits.poll_after {
+            Some(quiet) => match tokio::time::timeout(quiet, streams.next(stream, cursor)).await {
+                Ok(first) => first,
+                Err(_) => {
+                    let _ = outputs.send(prime()).await;
+                    return;
+                }
+            },
+            None => streams.next(stream, cursor).await,
+        };
+        let Some(first) = first else { return };
+        if first.last && first.seq == 1 {
+            let _ = outputs
+                .send(Out::Reply(first.message, StatusCode::OK))
+                .await;
+            return;
+        }
+        if outputs.send(prime()).await.is_err()
+            || outputs
+                .send(Out::Framed(first.frame(stream)))
                 .await
                 .is_err()
-            {
-                return;
-            }
-            primed = true;
+            || first.last
+        {
+            return;
         }
+        cursor = first.seq;
+    }
+    while let Some(event) = streams.next(stream, cursor).await {
         if outputs
             .send(Out::Framed(event.frame(stream)))
             .await

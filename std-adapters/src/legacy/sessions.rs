@@ -43,6 +43,11 @@ pub struct SessionLimits {
     /// The reconnection delay a POST event stream's priming event asks for (`retry`).
     /// Default 1 s.
     pub reconnect_delay: Duration,
+    /// When set, a POST whose request has sent nothing for this long is answered with an
+    /// event stream of only its priming event, then closed: the client comes back for the
+    /// rest with `GET` and `Last-Event-ID` (SSE polling, so a slow request holds no
+    /// connection). Default `None`: the POST's stream stays open until the response.
+    pub poll_after: Option<Duration>,
 }
 
 impl SessionLimits {
@@ -54,6 +59,7 @@ impl SessionLimits {
         max_requests: 16,
         replay_bytes: 64 * 1024,
         reconnect_delay: Duration::from_secs(1),
+        poll_after: None,
     };
 
     /// With another session bound.
@@ -95,6 +101,13 @@ impl SessionLimits {
     #[must_use]
     pub const fn with_reconnect_delay(mut self, delay: Duration) -> Self {
         self.reconnect_delay = delay;
+        self
+    }
+
+    /// Closing quiet POST streams after `quiet` (or never).
+    #[must_use]
+    pub const fn with_poll_after(mut self, quiet: Option<Duration>) -> Self {
+        self.poll_after = quiet;
         self
     }
 }
