@@ -350,38 +350,38 @@ pub(crate) async fn relay(
     let streams = entry.streams();
     let limits = entry.limits();
     let retry = u64::try_from(limits.reconnect_delay.as_millis()).unwrap_or(u64::MAX);
-    let prime = || Out::Framed(priming(stream, retry));
     let mut cursor = after;
-    if json {
-        let first = match limits.poll_after {
-            Some(quiet) => match tokio::time::timeout(quiet, streams.next(stream, cursor)).await {
-                Ok(first) => first,
+    // A POST's response is undecided (JSON or a stream) until its first event.
+    let mut primed = !json;
+    loop {
+        let next = streams.next(stream, cursor);
+        let event = match (primed, limits.poll_after) {
+            (false, Some(quiet)) => match tokio::time::timeout(quiet, next).await {
+                Ok(event) => event,
                 Err(_) => {
-                    let _ = outputs.send(prime()).await;
+                    let _ = outputs.send(Out::Framed(priming(stream, retry))).await;
                     return;
                 }
             },
-            None => streams.next(stream, cursor).await,
+            _ => next.await,
         };
-        let Some(first) = first else { return };
-        if first.last && first.seq == 1 {
-            let _ = outputs
-                .send(Out::Reply(first.message, StatusCode::OK))
-                .await;
-            return;
-        }
-        if outputs.send(prime()).await.is_err()
-            || outputs
-                .send(Out::Framed(first.frame(stream)))
+        let Some(event) = event else { return };
+        if !primed {
+            if event.last && event.seq == 1 {
+                let _ = outputs
+                    .send(Out::Reply(event.message, StatusCode::OK))
+                    .await;
+                return;
+            }
+            if outputs
+                .send(Out::Framed(priming(stream, retry)))
                 .await
                 .is_err()
-            || first.last
-        {
-            return;
+            {
+                return;
+            }
+            primed = true;
         }
-        cursor = first.seq;
-    }
-    while let Some(event) = streams.next(stream, cursor).await {
         if outputs
             .send(Out::Framed(event.frame(stream)))
             .await
