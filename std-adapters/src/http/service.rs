@@ -414,7 +414,14 @@ async fn run<A: AsyncHandler + 'static>(
                 bridge: inner.config.bridge,
             };
             let principal = principal.as_deref();
-            legacy::post(endpoint, route, &body, &headers, principal, &outputs).await
+            match legacy::post(endpoint, route, &body, &headers, principal, &outputs).await {
+                legacy::Posted::Answer(answer) => Some(answer),
+                legacy::Posted::Streamed(reply) => {
+                    observation
+                        .finish(|| reply.map_or(Outcome::Cancelled, |r| Outcome::of_reply(&r)));
+                    None
+                }
+            }
         }
         Ok(Ok(Accepted::Replied(len))) => {
             let reply = Bytes::copy_from_slice(&out[..len]);

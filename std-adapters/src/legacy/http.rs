@@ -109,8 +109,17 @@ pub(crate) fn refuse_era(
     Out::Reply(reply, StatusCode::BAD_REQUEST)
 }
 
+/// How a legacy POST was answered.
+pub(crate) enum Posted {
+    /// Send this.
+    Answer(Out),
+    /// A request's stream went to `outputs`, with this response at its end (`None`: it was
+    /// cancelled, polled, or the client left first).
+    Streamed(Option<Bytes>),
+}
+
 /// Answers one legacy POST (`route` is [`HttpRoute::Initialize`] or
-/// [`HttpRoute::Session`]); its notifications go to `outputs` first.
+/// [`HttpRoute::Session`]); a request's stream goes to `outputs`.
 pub(crate) async fn post<A: AsyncHandler + 'static>(
     endpoint: Endpoint<'_, A>,
     route: HttpRoute,
@@ -118,25 +127,39 @@ pub(crate) async fn post<A: AsyncHandler + 'static>(
     headers: &HeaderMap,
     principal: Option<&str>,
     outputs: &mpsc::Sender<Out>,
-) -> Option<Out> {
+) -> Posted {
+    match answer_post(endpoint, route, body, headers, principal, outputs).await {
+        Ok(answer) => Posted::Answer(answer),
+        Err(streamed) => Posted::Streamed(streamed),
+    }
+}
+
+async fn answer_post<A: AsyncHandler + 'static>(
+    endpoint: Endpoint<'_, A>,
+    route: HttpRoute,
+    body: &Bytes,
+    headers: &HeaderMap,
+    principal: Option<&str>,
+    outputs: &mpsc::Sender<Out>,
+) -> Result<Out, Option<Bytes>> {
     let limits = &endpoint.server.config().limits;
     let message = match rpc::parse(body, limits) {
         Ok(message) => message,
         // The modern path parsed it first; it cannot fail here.
-        Err(_) => return Some(failure(StatusCode::BAD_REQUEST, "Parse error")),
+        Err(_) => return Ok(failure(StatusCode::BAD_REQUEST, "Parse error")),
     };
     if route == HttpRoute::Initialize {
-        return Some(initialize(&endpoint, &message, principal));
+        return Ok(initialize(&endpoint, &message, principal));
     }
     let Some(entry) = headers
         .get(HEADER_SESSION_ID)
         .and_then(|id| endpoint.sessions.find(id.as_bytes(), principal))
     else {
-        return Some(failure(StatusCode::NOT_FOUND, "Session not found"));
+        return Ok(failure(StatusCode::NOT_FOUND, "Session not found"));
     };
     let version = headers.get(HEADER_PROTOCOL_VERSION).map(|v| v.as_bytes());
     if check_version_header(version).is_err() {
-        return Some(failure(
+        return Ok(failure(
             StatusCode::BAD_REQUEST,
             "Unsupported MCP-Protocol-Version for this session",
         ));
@@ -170,19 +193,19 @@ pub(crate) async fn post<A: AsyncHandler + 'static>(
     };
     let len = w.finish();
     match step {
-        Step::Replied | Step::Subscription { .. } => Some(match len {
+        Step::Replied | Step::Subscription { .. } => Ok(match len {
             Ok(len) => Out::Reply(Bytes::copy_from_slice(&reply[..len]), StatusCode::OK),
             Err(_) => failure(StatusCode::INTERNAL_SERVER_ERROR, "The reply does not fit"),
         }),
-        Step::Quiet => Some(Out::Accepted),
+        Step::Quiet => Ok(Out::Accepted),
         Step::Cancel { request_id } => {
             let stopped = endpoint.in_flight.cancel(&request_key(&entry, request_id));
             tracing::debug!(stopped, "legacy cancellation");
-            Some(Out::Accepted)
+            Ok(Out::Accepted)
         }
         Step::Answer => {
             answer(&entry, body, limits);
-            Some(Out::Accepted)
+            Ok(Out::Accepted)
         }
         Step::Modern { request, .. } => {
             let Ok(ticket) = entry.start_request() else {
@@ -196,7 +219,7 @@ pub(crate) async fn post<A: AsyncHandler + 'static>(
                         None,
                     );
                 });
-                return Some(Out::Reply(reply, StatusCode::OK));
+                return Ok(Out::Reply(reply, StatusCode::OK));
             };
             let stream = entry.streams().open();
             let job = Job {
@@ -215,8 +238,7 @@ pub(crate) async fn post<A: AsyncHandler + 'static>(
             // Over 2025-11-25 a dropped connection is not a cancellation: the request runs on,
             // and its events wait for a client that resumes with `Last-Event-ID`.
             tokio::spawn(job.run());
-            relay(&entry, stream, 0, outputs, true).await;
-            None
+            Err(relay(&entry, stream, 0, outputs, true).await)
         }
     }
 }
@@ -346,7 +368,7 @@ pub(crate) async fn relay(
     after: u64,
     outputs: &mpsc::Sender<Out>,
     json: bool,
-) {
+) -> Option<Bytes> {
     let streams = entry.streams();
     let limits = entry.limits();
     let retry = u64::try_from(limits.reconnect_delay.as_millis()).unwrap_or(u64::MAX);
@@ -360,35 +382,26 @@ pub(crate) async fn relay(
                 Ok(event) => event,
                 Err(_) => {
                     let _ = outputs.send(Out::Framed(priming(stream, retry))).await;
-                    return;
+                    return None;
                 }
             },
             _ => next.await,
         };
-        let Some(event) = event else { return };
+        let event = event?;
         if !primed {
             if event.last && event.seq == 1 {
-                let _ = outputs
-                    .send(Out::Reply(event.message, StatusCode::OK))
-                    .await;
-                return;
+                let sent = outputs.send(Out::Reply(event.message.clone(), StatusCode::OK));
+                return sent.await.is_ok().then_some(event.message);
             }
-            if outputs
+            outputs
                 .send(Out::Framed(priming(stream, retry)))
                 .await
-                .is_err()
-            {
-                return;
-            }
+                .ok()?;
             primed = true;
         }
-        if outputs
-            .send(Out::Framed(event.frame(stream)))
-            .await
-            .is_err()
-            || event.last
-        {
-            return;
+        outputs.send(Out::Framed(event.frame(stream))).await.ok()?;
+        if event.last {
+            return Some(event.message);
         }
         cursor = event.seq;
     }
@@ -515,7 +528,7 @@ pub(crate) fn session_method(
         .filter(|(stream, _)| entry.streams().known(*stream));
     let work: Work = match resumed {
         Some((stream, after)) => Box::pin(async move {
-            relay(&entry, stream, after, &outputs, false).await;
+            let _ = relay(&entry, stream, after, &outputs, false).await;
         }),
         None => {
             let Some(claim) = entry.claim_stream() else {
