@@ -29,8 +29,8 @@ use super::round::Answers;
 pub struct SessionLimits {
     /// Most open sessions; an `initialize` beyond them is refused with 503. Default 1024.
     pub max_sessions: usize,
-    /// A session without a request for this long (and no open `GET` stream) ends; its id
-    /// then answers 404. Default 30 minutes.
+    /// A session without a request for this long (none running, no open `GET` stream)
+    /// ends; its id then answers 404. Default 30 minutes.
     pub idle_timeout: Duration,
     /// Most resource subscriptions of one session. Default 64.
     pub max_subscriptions: usize,
@@ -178,7 +178,13 @@ impl Sessions {
     ) -> Result<Arc<Entry>, TableFull> {
         let now = Instant::now();
         let mut table = self.lock();
-        table.retain(|_, entry| !entry.expired(now));
+        table.retain(|_, entry| {
+            let expired = entry.expired(now);
+            if expired {
+                entry.end();
+            }
+            !expired
+        });
         if table.len() >= self.limits.max_sessions {
             return Err(TableFull);
         }
@@ -334,7 +340,9 @@ impl Entry {
 
     fn expired(&self, now: Instant) -> bool {
         let state = self.state();
-        !state.stream_open && now.duration_since(state.last_used) >= self.limits.idle_timeout
+        !state.stream_open
+            && state.running == 0
+            && now.duration_since(state.last_used) >= self.limits.idle_timeout
     }
 
     fn state(&self) -> MutexGuard<'_, State> {
@@ -370,6 +378,7 @@ impl Drop for RequestTicket {
     fn drop(&mut self) {
         let mut state = self.0.state();
         state.running = state.running.saturating_sub(1);
+        state.last_used = Instant::now();
     }
 }
 
@@ -445,6 +454,26 @@ mod tests {
         tokio::time::advance(idle).await;
         assert!(sessions.find(id.as_str().as_bytes(), None).is_none());
         assert_eq!(sessions.len(), 0);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_session_with_a_running_request_is_in_use_and_an_expired_one_ends() {
+        let idle = Duration::from_secs(60);
+        let sessions = Sessions::new(
+            SessionLimits::DEFAULT
+                .with_idle_timeout(idle)
+                .with_max_sessions(2),
+            4,
+        );
+        let busy = sessions.open(session(), None).unwrap();
+        let ticket = busy.start_request().unwrap();
+        let idle_entry = sessions.open(session(), None).unwrap();
+        tokio::time::advance(idle).await;
+        // The next initialize sweeps the idle session (and ends it), not the busy one.
+        assert!(sessions.open(session(), None).is_ok());
+        idle_entry.ended().await;
+        assert!(sessions.find(busy.id().as_str().as_bytes(), None).is_some());
+        drop(ticket);
     }
 
     #[tokio::test]
