@@ -947,3 +947,36 @@ async fn a_quiet_request_is_polled_when_the_endpoint_asks_for_it() {
         "application/json"
     );
 }
+
+#[tokio::test]
+async fn a_session_answers_only_the_principal_that_opened_it() {
+    let service = service(HttpConfig::new()).with_principal(|parts| {
+        parts
+            .headers
+            .get("x-user")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned)
+    });
+    let as_user = |mut request: Request<Full<Bytes>>, user: &str| {
+        request
+            .headers_mut()
+            .insert("x-user", user.parse().unwrap());
+        request
+    };
+    let opened = send(&service, as_user(post(INITIALIZE, None), "alice")).await;
+    let id = opened.headers["mcp-session-id"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    let ping = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+    let alice = send(&service, as_user(post(ping, Some(&id)), "alice")).await;
+    assert_eq!(alice.status, StatusCode::OK);
+    for request in [
+        as_user(post(ping, Some(&id)), "bob"),
+        post(ping, Some(&id)),
+        as_user(session_request("GET", &id), "bob"),
+        as_user(session_request("DELETE", &id), "bob"),
+    ] {
+        assert_eq!(send(&service, request).await.status, StatusCode::NOT_FOUND);
+    }
+}

@@ -249,9 +249,9 @@ impl<A: AsyncHandler + 'static> McpService<A> {
                 return refusal;
             }
         }
+        let principal = authenticated(&parts)
+            .or_else(|| inner.principal.as_ref().and_then(|hook| hook(&parts)));
         if session_method {
-            let principal = authenticated(&parts)
-                .or_else(|| inner.principal.as_ref().and_then(|hook| hook(&parts)));
             observation.finish(|| Outcome::Stream);
             return self.session_method(&parts, principal.as_deref());
         }
@@ -263,8 +263,6 @@ impl<A: AsyncHandler + 'static> McpService<A> {
                 return refused(refusal);
             }
         };
-        let principal = authenticated(&parts)
-            .or_else(|| inner.principal.as_ref().and_then(|hook| hook(&parts)));
         let (outputs, received) = mpsc::channel(config.notification_queue.max(1));
         let span = observation.span().clone();
         let work: Work = Box::pin(
