@@ -31,7 +31,7 @@ use tokio::time::Instant;
 
 use super::replay::{parse_event_id, priming};
 use super::round::{BridgeBuffers, BridgeConfig, Bridged, Link, LinkClosed, WaitsFull, bridge};
-use super::sessions::{Entry, RequestTicket, Sessions, StreamClaim};
+use super::sessions::{Entry, RequestTicket, Sessions, StreamClaim, SubscribeRefused};
 use crate::events::{EventBus, ServerEvent, next_event};
 use crate::handler::AsyncHandler;
 use crate::http::McpBody;
@@ -177,15 +177,19 @@ async fn answer_post<A: AsyncHandler + 'static>(
                 entry.unsubscribe(&uri);
                 Ok(())
             };
+            let refused = |w: &mut Writer<'_>, code, message| {
+                rpc::write_error(w, Some(id), code, message, None);
+            };
             match done {
                 Ok(()) => write_empty_result(&mut w, id),
-                Err(_) => rpc::write_error(
+                Err(SubscribeRefused::TooMany) => refused(
                     &mut w,
-                    Some(id),
                     ErrorCode::INTERNAL_ERROR,
                     "Too many subscriptions in this session",
-                    None,
                 ),
+                Err(SubscribeRefused::TooLong) => {
+                    refused(&mut w, ErrorCode::INVALID_PARAMS, "The URI is too long")
+                }
             }
             Step::Replied
         }
@@ -215,7 +219,7 @@ async fn answer_post<A: AsyncHandler + 'static>(
                         w,
                         Some(id),
                         ErrorCode::INTERNAL_ERROR,
-                        "Too many requests in progress in this session",
+                        "Too many requests in progress: try again later",
                         None,
                     );
                 });

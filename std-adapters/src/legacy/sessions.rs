@@ -17,7 +17,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 use snodo_core::legacy::{Session, SessionId};
-use tokio::sync::watch;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
 use tokio::time::Instant;
 
 use super::replay::Streams;
@@ -37,6 +37,10 @@ pub struct SessionLimits {
     /// Most requests of one session running at once; one more is answered -32603.
     /// Default 16.
     pub max_requests: usize,
+    /// Most requests of all sessions together running at once (a legacy request runs on
+    /// after its connection closes, so the connection bound does not bound it); one more is
+    /// answered -32603. Default 1024.
+    pub max_running: usize,
     /// Bytes of a session's POST event streams kept for clients that resume with
     /// `Last-Event-ID` (beyond the newest event, which is always kept). Default 64 KiB.
     pub replay_bytes: usize,
@@ -57,6 +61,7 @@ impl SessionLimits {
         idle_timeout: Duration::from_secs(30 * 60),
         max_subscriptions: 64,
         max_requests: 16,
+        max_running: 1024,
         replay_bytes: 64 * 1024,
         reconnect_delay: Duration::from_secs(1),
         poll_after: None,
@@ -87,6 +92,13 @@ impl SessionLimits {
     #[must_use]
     pub const fn with_max_requests(mut self, requests: usize) -> Self {
         self.max_requests = requests;
+        self
+    }
+
+    /// With another bound on the running requests of all sessions.
+    #[must_use]
+    pub const fn with_max_running(mut self, requests: usize) -> Self {
+        self.max_running = requests;
         self
     }
 
@@ -122,15 +134,28 @@ impl Default for SessionLimits {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct TableFull;
 
-/// A per-session bound was reached.
+/// A per-session (or, for running requests, endpoint-wide) bound was reached.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct SessionFull;
+
+/// Why a subscription was refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum SubscribeRefused {
+    /// The session has its most subscriptions.
+    TooMany,
+    /// The URI is longer than [`MAX_URI_LEN`].
+    TooLong,
+}
+
+/// Longest resource URI a session subscribes to, in bytes.
+pub(crate) const MAX_URI_LEN: usize = 2048;
 
 /// The open sessions of one endpoint.
 #[derive(Debug)]
 pub(crate) struct Sessions {
     limits: SessionLimits,
     max_waiting: usize,
+    running: Arc<Semaphore>,
     table: Mutex<HashMap<SessionId, Arc<Entry>>>,
 }
 
@@ -141,6 +166,8 @@ pub(crate) struct Entry {
     /// Who opened it: only the same principal reaches it again.
     principal: Option<String>,
     limits: SessionLimits,
+    /// The endpoint's permits for running requests.
+    running: Arc<Semaphore>,
     state: Mutex<State>,
     /// Becomes true when the session ends: its `GET` stream closes, its waits end.
     ended: watch::Sender<bool>,
@@ -165,6 +192,7 @@ impl Sessions {
         Sessions {
             limits,
             max_waiting,
+            running: Arc::new(Semaphore::new(limits.max_running)),
             table: Mutex::new(HashMap::new()),
         }
     }
@@ -198,6 +226,7 @@ impl Sessions {
             id,
             principal: principal.map(str::to_owned),
             limits: self.limits,
+            running: Arc::clone(&self.running),
             state: Mutex::new(State {
                 session,
                 last_used: now,
@@ -284,18 +313,27 @@ impl Entry {
         if state.running >= self.limits.max_requests {
             return Err(SessionFull);
         }
+        let permit = Arc::clone(&self.running)
+            .try_acquire_owned()
+            .map_err(|_| SessionFull)?;
         state.running += 1;
-        Ok(RequestTicket(Arc::clone(self)))
+        Ok(RequestTicket {
+            entry: Arc::clone(self),
+            _permit: permit,
+        })
     }
 
     /// Subscribes the session to `uri`, up to its bound.
-    pub(crate) fn subscribe(&self, uri: &str) -> Result<(), SessionFull> {
+    pub(crate) fn subscribe(&self, uri: &str) -> Result<(), SubscribeRefused> {
+        if uri.len() > MAX_URI_LEN {
+            return Err(SubscribeRefused::TooLong);
+        }
         let mut state = self.state();
         if state.subscriptions.contains(uri) {
             return Ok(());
         }
         if state.subscriptions.len() >= self.limits.max_subscriptions {
-            return Err(SessionFull);
+            return Err(SubscribeRefused::TooMany);
         }
         state.subscriptions.insert(uri.into());
         Ok(())
@@ -365,18 +403,22 @@ impl Drop for StreamClaim {
 
 /// A running request of a session, counted until dropped.
 #[derive(Debug)]
-pub(crate) struct RequestTicket(Arc<Entry>);
+pub(crate) struct RequestTicket {
+    entry: Arc<Entry>,
+    /// Held for the endpoint-wide bound; released with the ticket.
+    _permit: OwnedSemaphorePermit,
+}
 
 impl RequestTicket {
     /// The session it runs in.
     pub(crate) fn entry(&self) -> &Arc<Entry> {
-        &self.0
+        &self.entry
     }
 }
 
 impl Drop for RequestTicket {
     fn drop(&mut self) {
-        let mut state = self.0.state();
+        let mut state = self.entry.state();
         state.running = state.running.saturating_sub(1);
         state.last_used = Instant::now();
     }
@@ -483,21 +525,31 @@ mod tests {
         let entry = sessions.open(session(), None).unwrap();
         entry.subscribe("test://a").unwrap();
         entry.subscribe("test://a").unwrap();
-        assert_eq!(entry.subscribe("test://b"), Err(SessionFull));
+        assert_eq!(entry.subscribe("test://b"), Err(SubscribeRefused::TooMany));
         assert!(entry.subscribed("test://a"));
         entry.unsubscribe("test://a");
         assert!(!entry.subscribed("test://a"));
         entry.subscribe("test://b").unwrap();
+        let long = format!("test://{}", "x".repeat(MAX_URI_LEN));
+        assert_eq!(entry.subscribe(&long), Err(SubscribeRefused::TooLong));
     }
 
     #[tokio::test]
-    async fn running_requests_are_bounded() {
+    async fn running_requests_are_bounded_per_session_and_in_all() {
         let sessions = Sessions::new(SessionLimits::DEFAULT.with_max_requests(1), 4);
         let entry = sessions.open(session(), None).unwrap();
         let ticket = entry.start_request().unwrap();
         assert!(entry.start_request().is_err());
         drop(ticket);
         assert!(entry.start_request().is_ok());
+
+        let sessions = Sessions::new(SessionLimits::DEFAULT.with_max_running(1), 4);
+        let a = sessions.open(session(), None).unwrap();
+        let b = sessions.open(session(), None).unwrap();
+        let ticket = a.start_request().unwrap();
+        assert!(b.start_request().is_err());
+        drop(ticket);
+        assert!(b.start_request().is_ok());
     }
 
     #[tokio::test]
