@@ -10,10 +10,9 @@
 
 pub(crate) mod http;
 mod replay;
-// The transports that use it are wired in their own commits.
-#[allow(dead_code)]
 pub(crate) mod round;
 pub(crate) mod sessions;
+pub(crate) mod stdio;
 
 pub use round::BridgeConfig;
 pub use sessions::SessionLimits;

@@ -146,7 +146,14 @@ pub(crate) trait Link: Send {
 #[derive(Debug)]
 pub(crate) struct Answers {
     capacity: usize,
-    waiting: Mutex<HashMap<u64, oneshot::Sender<Bytes>>>,
+    waiting: Mutex<Waiting>,
+}
+
+#[derive(Debug, Default)]
+struct Waiting {
+    senders: HashMap<u64, oneshot::Sender<Bytes>>,
+    /// No answer can come any more (the client's input ended).
+    closed: bool,
 }
 
 impl Answers {
@@ -154,21 +161,31 @@ impl Answers {
     pub(crate) fn new(capacity: usize) -> Self {
         Answers {
             capacity,
-            waiting: Mutex::new(HashMap::new()),
+            waiting: Mutex::new(Waiting::default()),
         }
     }
 
     /// Registers a wait for the answer to `id`; a wait whose receiver was dropped no longer
     /// counts.
+    /// Once [closed](Answers::close), the wait ends at once, without an answer.
     pub(crate) fn wait_for(&self, id: BridgeId) -> Result<oneshot::Receiver<Bytes>, WaitsFull> {
         let mut waiting = self.lock();
-        waiting.retain(|_, sender| !sender.is_closed());
-        if waiting.len() >= self.capacity {
+        waiting.senders.retain(|_, sender| !sender.is_closed());
+        if waiting.senders.len() >= self.capacity {
             return Err(WaitsFull);
         }
         let (sender, receiver) = oneshot::channel();
-        waiting.insert(id.0, sender);
+        if !waiting.closed {
+            waiting.senders.insert(id.0, sender);
+        }
         Ok(receiver)
+    }
+
+    /// No answer can come any more: every wait ends without one, now and from now on.
+    pub(crate) fn close(&self) {
+        let mut waiting = self.lock();
+        waiting.closed = true;
+        waiting.senders.clear();
     }
 
     /// Hands `response` (a whole JSON-RPC response from the client) to the request waiting
@@ -180,11 +197,11 @@ impl Answers {
         else {
             return false;
         };
-        let waiter = self.lock().remove(&id.0);
+        let waiter = self.lock().senders.remove(&id.0);
         waiter.is_some_and(|w| w.send(Bytes::copy_from_slice(response)).is_ok())
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<u64, oneshot::Sender<Bytes>>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Waiting> {
         self.waiting.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }
@@ -255,7 +272,8 @@ where
     let limits = config.limits(server.config().limits);
     let id = request.id;
     let session = link.session();
-    write_growing(&mut buffers.request, |w| lift_request(request, &session, w));
+    let lifted = write_growing(&mut buffers.request, |w| lift_request(request, &session, w));
+    buffers.request.truncate(lifted);
     let mut round = 0u8;
     loop {
         let Some(len) = run_round(server, link, principal, buffers, cancelled.as_mut()).await
@@ -297,7 +315,7 @@ where
             Err(end) => return end,
         };
         let mut failed = None;
-        write_growing(&mut buffers.next, |w| {
+        let retry = write_growing(&mut buffers.next, |w| {
             let modern = &buffers.modern[..len];
             if let Err(e) = leg.write_retry(&buffers.request, modern, &buffers.store, &limits, w) {
                 failed = Some(e);
@@ -306,6 +324,7 @@ where
         if let Some(e) = failed {
             return reply_bridge_error(buffers, id, e);
         }
+        buffers.next.truncate(retry);
         std::mem::swap(&mut buffers.request, &mut buffers.next);
     }
 }
@@ -412,22 +431,31 @@ async fn gather<L: Link>(
     }
     while !leg.is_complete() {
         let next = poll_fn(|cx| next_answer(&mut waits, cx));
+        let mut refused = None;
         let (ended, reason) = tokio::select! {
             biased;
             () = cancelled.as_mut() => (Bridged::Cancelled, "The request was cancelled"),
             answer = tokio::time::timeout(config.answer_timeout, next) => match answer {
                 Ok(Some(answer)) => match take_answer(&mut leg, &answer, buffers, limits, id) {
-                    None => continue,
-                    Some(ended) => (ended, "The request ended"),
+                    Taken::Recorded => continue,
+                    Taken::Refused(bridge_id, ended) => {
+                        refused = Some(bridge_id);
+                        (ended, "The request ended")
+                    }
+                    Taken::Ended(ended) => (ended, "The request ended"),
                 },
-                // Every wait is gone (the session ended) or the client took too long.
-                Ok(None) | Err(_) => (
+                // Every wait is gone: the session or the client's input ended.
+                Ok(None) => (
+                    reply_error(buffers, id, "The client can no longer answer the server's request"),
+                    "The session ended",
+                ),
+                Err(_) => (
                     reply_bridge_error(buffers, id, BridgeError::TimedOut),
                     "No answer in time",
                 ),
             },
         };
-        return Err(match cancel_pending(link, &leg, reason).await {
+        return Err(match cancel_pending(link, &leg, refused, reason).await {
             Ok(()) => ended,
             Err(LinkClosed) => Bridged::Closed,
         });
@@ -457,34 +485,48 @@ fn next_answer(
     }
 }
 
-/// Records one answer in the leg: `None` to go on, or the end of the request (its error
-/// reply written) when the answer refuses or does not fit.
+/// What one answer did.
+enum Taken {
+    /// Recorded (or ignored): wait on.
+    Recorded,
+    /// The client answered the bridged request with an error: the request ends (its error
+    /// reply written); the refused request needs no cancellation.
+    Refused(BridgeId, Bridged),
+    /// The request ends (its error reply written).
+    Ended(Bridged),
+}
+
+/// Records one answer in the leg.
 fn take_answer(
     leg: &mut Leg<MAX_INPUTS>,
     answer: &[u8],
     buffers: &mut BridgeBuffers,
     limits: &BridgeLimits,
     id: Id<'_>,
-) -> Option<Bridged> {
+) -> Taken {
     let Ok(response) = parse_response(answer, &limits.json) else {
-        return Some(reply_error(
+        return Taken::Ended(reply_error(
             buffers,
             id,
             "The client's answer could not be read",
         ));
     };
     match leg.accept(&response, &mut buffers.store) {
-        Ok(Accepted::Waiting { .. } | Accepted::Complete) => None,
+        Ok(Accepted::Waiting { .. } | Accepted::Complete) => Taken::Recorded,
         Ok(Accepted::Refused {
             kind,
             code,
             message,
-        }) => Some(reply_with(buffers, |w| {
-            write_refused(w, id, kind, code, message);
-        })),
+        }) => {
+            let ended = reply_with(buffers, |w| write_refused(w, id, kind, code, message));
+            match BridgeId::from_id(&response.id) {
+                Some(bridge_id) => Taken::Refused(bridge_id, ended),
+                None => Taken::Ended(ended),
+            }
+        }
         // Routed by id and removed once answered, so neither happens; ignoring is safe.
-        Err(AnswerError::NotThisLeg | AnswerError::Duplicate) => None,
-        Err(AnswerError::StoreFull { .. }) => Some(reply_error(
+        Err(AnswerError::NotThisLeg | AnswerError::Duplicate) => Taken::Recorded,
+        Err(AnswerError::StoreFull { .. }) => Taken::Ended(reply_error(
             buffers,
             id,
             "The client's answers are larger than the server accepts",
@@ -492,13 +534,15 @@ fn take_answer(
     }
 }
 
-/// Sends `notifications/cancelled` for each of the leg's requests still waiting.
+/// Sends `notifications/cancelled` for each of the leg's requests still waiting, but the
+/// one the client `refused` (it is answered).
 async fn cancel_pending<L: Link>(
     link: &mut L,
     leg: &Leg<MAX_INPUTS>,
+    refused: Option<BridgeId>,
     reason: &str,
 ) -> Result<(), LinkClosed> {
-    for id in leg.pending() {
+    for id in leg.pending().filter(|&id| Some(id) != refused) {
         // A bridge id of at most 35 bytes and a short reason.
         let mut buf = [0u8; 256];
         let mut w = Writer::new(&mut buf);
