@@ -411,8 +411,8 @@ async fn run<A: AsyncHandler + 'static>(
             };
             let principal = principal.as_deref();
             match legacy::post(endpoint, route, &body, &headers, principal, &outputs).await {
-                legacy::Posted::Answer(answer) => Some(answer),
-                legacy::Posted::Streamed(reply) => {
+                Ok(answer) => Some(answer),
+                Err(reply) => {
                     observation
                         .finish(|| reply.map_or(Outcome::Cancelled, |r| Outcome::of_reply(&r)));
                     None

@@ -109,32 +109,11 @@ pub(crate) fn refuse_era(
     Out::Reply(reply, StatusCode::BAD_REQUEST)
 }
 
-/// How a legacy POST was answered.
-pub(crate) enum Posted {
-    /// Send this.
-    Answer(Out),
-    /// A request's stream went to `outputs`, with this response at its end (`None`: it was
-    /// cancelled, polled, or the client left first).
-    Streamed(Option<Bytes>),
-}
-
 /// Answers one legacy POST (`route` is [`HttpRoute::Initialize`] or
-/// [`HttpRoute::Session`]); a request's stream goes to `outputs`.
+/// [`HttpRoute::Session`]): `Ok` with the answer to send, or `Err` when a request's stream
+/// went to `outputs` already, with the response at its end (`None`: it was cancelled,
+/// polled, or the client left first).
 pub(crate) async fn post<A: AsyncHandler + 'static>(
-    endpoint: Endpoint<'_, A>,
-    route: HttpRoute,
-    body: &Bytes,
-    headers: &HeaderMap,
-    principal: Option<&str>,
-    outputs: &mpsc::Sender<Out>,
-) -> Posted {
-    match answer_post(endpoint, route, body, headers, principal, outputs).await {
-        Ok(answer) => Posted::Answer(answer),
-        Err(streamed) => Posted::Streamed(streamed),
-    }
-}
-
-async fn answer_post<A: AsyncHandler + 'static>(
     endpoint: Endpoint<'_, A>,
     route: HttpRoute,
     body: &Bytes,
