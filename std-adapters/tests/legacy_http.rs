@@ -19,9 +19,9 @@ use snodo_core::server::{
     Config, Done, Error, ListChanged, Registry, Resource, Server, ServerCapabilities, Tool,
     ToolCall, ToolReply,
 };
-use snodo_std::AsyncHandler;
 use snodo_std::events::{EventBus, ServerEvent};
 use snodo_std::http::{BridgeConfig, EraSupport, HttpConfig, McpBody, McpService, SessionLimits};
+use snodo_std::{AsyncHandler, ServerSlot};
 use tokio::sync::Notify;
 
 /// How long a test waits for a frame before it fails.
@@ -979,4 +979,20 @@ async fn a_session_answers_only_the_principal_that_opened_it() {
     ] {
         assert_eq!(send(&service, request).await.status, StatusCode::NOT_FOUND);
     }
+}
+
+#[tokio::test]
+async fn sessions_outlive_a_server_replaced_in_its_slot() {
+    let first = Server::new(Config::new("legacy-http", "1.0.0"), App::default()).unwrap();
+    let slot = ServerSlot::new(Arc::new(first));
+    let service = McpService::with_slot(slot.clone(), HttpConfig::new().with_path(None));
+    let id = handshake(&service).await;
+    let second = Server::new(Config::new("legacy-http", "2.0.0"), App::default()).unwrap();
+    slot.replace(Arc::new(second));
+    let call = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"still here"}}}"#;
+    let reply = send(&service, post(call, Some(&id))).await;
+    assert_eq!(reply.json()["result"]["content"][0]["text"], "still here");
+    // New sessions meet the new server.
+    let opened = send(&service, post(INITIALIZE, None)).await;
+    assert_eq!(opened.json()["result"]["serverInfo"]["version"], "2.0.0");
 }
