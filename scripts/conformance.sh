@@ -95,7 +95,7 @@ run() {
   shift 3
   local dir=$out/$name runner_status=0 score_status=0
   echo
-  echo "== conformance server $* =="
+  echo "== conformance server $* ($name) =="
   "$conformance" server --url "$url" "$@" --timeout "$timeout_ms" -o "$dir" >"$out/$name.log" 2>&1 \
     || runner_status=$?
   python3 "$runner_dir/score.py" "$names" "$count" "$dir" || score_status=$?

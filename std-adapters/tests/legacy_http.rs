@@ -19,9 +19,9 @@ use snodo_core::server::{
     Config, Done, Error, ListChanged, Registry, Resource, Server, ServerCapabilities, Tool,
     ToolCall, ToolReply,
 };
-use snodo_std::AsyncHandler;
 use snodo_std::events::{EventBus, ServerEvent};
 use snodo_std::http::{BridgeConfig, EraSupport, HttpConfig, McpBody, McpService, SessionLimits};
+use snodo_std::{AsyncHandler, ServerSlot};
 use tokio::sync::Notify;
 
 /// How long a test waits for a frame before it fails.
@@ -40,6 +40,7 @@ const TOOLS: &[Tool<'static>] = &[
     ),
     Tool::new("progress"),
     Tool::new("slow"),
+    Tool::new("quiet"),
     Tool::new("form"),
     Tool::new("url"),
     Tool::new("sample"),
@@ -166,6 +167,10 @@ impl AsyncHandler for App {
                     .map_err(|_| Error::internal("too large"))?;
                 self.gate.notified().await;
                 Ok(reply.text("finally"))
+            }
+            "quiet" => {
+                self.gate.notified().await;
+                Ok(reply.text("at last"))
             }
             _ => ask(call, reply),
         }
@@ -911,4 +916,83 @@ async fn cancelling_the_request_ends_the_wait_for_answers() {
             "{frame}"
         );
     }
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_quiet_request_is_polled_when_the_endpoint_asks_for_it() {
+    let app = App::default();
+    let gate = Arc::clone(&app.gate);
+    let limits = SessionLimits::DEFAULT.with_poll_after(Some(Duration::from_secs(1)));
+    let service = service_of(app, HttpConfig::new().with_legacy_sessions(limits));
+    let id = handshake(&service).await;
+    let call = r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"quiet","arguments":{}}}"#;
+    // Nothing for a second (the paused clock gets there at once): the priming event only.
+    let polled = send(&service, post(call, Some(&id))).await;
+    assert_eq!(polled.headers["content-type"], "text/event-stream");
+    assert_eq!(polled.body, "id: 1-0\nretry: 1000\ndata: \n\n");
+    gate.notify_one();
+    let mut resume = session_request("GET", &id);
+    resume
+        .headers_mut()
+        .insert("last-event-id", "1-0".parse().unwrap());
+    let resumed = send(&service, resume).await;
+    assert_eq!(
+        resumed.body,
+        "id: 1-1\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":4,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"at last\"}]}}\n\n"
+    );
+    // Quick requests still get JSON.
+    let ping = r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}"#;
+    assert_eq!(
+        send(&service, post(ping, Some(&id))).await.headers["content-type"],
+        "application/json"
+    );
+}
+
+#[tokio::test]
+async fn a_session_answers_only_the_principal_that_opened_it() {
+    let service = service(HttpConfig::new()).with_principal(|parts| {
+        parts
+            .headers
+            .get("x-user")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned)
+    });
+    let as_user = |mut request: Request<Full<Bytes>>, user: &str| {
+        request
+            .headers_mut()
+            .insert("x-user", user.parse().unwrap());
+        request
+    };
+    let opened = send(&service, as_user(post(INITIALIZE, None), "alice")).await;
+    let id = opened.headers["mcp-session-id"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    let ping = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+    let alice = send(&service, as_user(post(ping, Some(&id)), "alice")).await;
+    assert_eq!(alice.status, StatusCode::OK);
+    for request in [
+        as_user(post(ping, Some(&id)), "bob"),
+        post(ping, Some(&id)),
+        as_user(session_request("GET", &id), "bob"),
+        as_user(session_request("DELETE", &id), "bob"),
+    ] {
+        assert_eq!(send(&service, request).await.status, StatusCode::NOT_FOUND);
+    }
+}
+
+#[tokio::test]
+async fn sessions_outlive_a_server_replaced_in_its_slot() {
+    let first = Server::new(Config::new("legacy-http", "1.0.0"), App::default()).unwrap();
+    let slot = ServerSlot::new(Arc::new(first));
+    let service = McpService::with_slot(slot.clone(), HttpConfig::new().with_path(None));
+    let id = handshake(&service).await;
+    let second = Server::new(Config::new("legacy-http", "2.0.0"), App::default()).unwrap();
+    slot.replace(Arc::new(second));
+    let call = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"still here"}}}"#;
+    let reply = send(&service, post(call, Some(&id))).await;
+    assert_eq!(reply.json()["result"]["content"][0]["text"], "still here");
+    // New sessions meet the new server.
+    let opened = send(&service, post(INITIALIZE, None)).await;
+    assert_eq!(opened.json()["result"]["serverInfo"]["version"], "2.0.0");
 }

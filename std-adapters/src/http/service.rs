@@ -17,9 +17,7 @@ use snodo_core::json::{BufferTooSmall, Writer};
 use snodo_core::legacy::HttpRoute;
 use snodo_core::protocol::http::{HeaderMismatch, reply_status};
 use snodo_core::rpc::{self, ErrorCode, Id, Incoming};
-use snodo_core::server::{
-    Accepted, Call, Notifier, Principal, Registry, Round, Server, Subscription,
-};
+use snodo_core::server::{Accepted, Notifier, Principal, Registry, Round, Server, Subscription};
 use tokio::sync::{broadcast, mpsc, watch};
 use tokio::time::{Instant, Interval};
 use tracing::Instrument;
@@ -249,9 +247,9 @@ impl<A: AsyncHandler + 'static> McpService<A> {
                 return refusal;
             }
         }
+        let principal = authenticated(&parts)
+            .or_else(|| inner.principal.as_ref().and_then(|hook| hook(&parts)));
         if session_method {
-            let principal = authenticated(&parts)
-                .or_else(|| inner.principal.as_ref().and_then(|hook| hook(&parts)));
             observation.finish(|| Outcome::Stream);
             return self.session_method(&parts, principal.as_deref());
         }
@@ -263,8 +261,6 @@ impl<A: AsyncHandler + 'static> McpService<A> {
                 return refused(refusal);
             }
         };
-        let principal = authenticated(&parts)
-            .or_else(|| inner.principal.as_ref().and_then(|hook| hook(&parts)));
         let (outputs, received) = mpsc::channel(config.notification_queue.max(1));
         let span = observation.span().clone();
         let work: Work = Box::pin(
@@ -414,7 +410,14 @@ async fn run<A: AsyncHandler + 'static>(
                 bridge: inner.config.bridge,
             };
             let principal = principal.as_deref();
-            legacy::post(endpoint, route, &body, &headers, principal, &outputs).await
+            match legacy::post(endpoint, route, &body, &headers, principal, &outputs).await {
+                Ok(answer) => Some(answer),
+                Err(reply) => {
+                    observation
+                        .finish(|| reply.map_or(Outcome::Cancelled, |r| Outcome::of_reply(&r)));
+                    None
+                }
+            }
         }
         Ok(Ok(Accepted::Replied(len))) => {
             let reply = Bytes::copy_from_slice(&out[..len]);
@@ -430,15 +433,32 @@ async fn run<A: AsyncHandler + 'static>(
             Some(Out::Accepted)
         }
         Ok(Ok(Accepted::Call(call))) => {
-            let run = RunCall {
-                server,
-                in_flight: &shared.in_flight,
-                key: RequestKey::new(principal.as_deref(), call.context().id()),
-                outputs: &outputs,
+            let key = RequestKey::new(principal.as_deref(), call.context().id());
+            let (registration, cancelled) = shared.in_flight.admit(key);
+            let mut notifier = ChannelNotifier { outputs: &outputs };
+            let outcome = {
+                let running = run_call(server.app(), &call, &mut out, Some(&mut notifier));
+                let running = catch_panics(call.context().id(), running);
+                tokio::select! {
+                    biased;
+                    Ok(()) = cancelled => None,
+                    outcome = running => Some(outcome),
+                }
             };
-            run_admitted(&run, call, &body, &mut out)
-                .await
-                .map(|reply| Out::Reply(reply.clone(), status_of(&reply)))
+            drop(registration);
+            match outcome {
+                None => {
+                    tracing::debug!(id = ?call.context().id(), "cancelled; no response");
+                    None
+                }
+                Some(outcome) => Some(match call.finish(outcome).len(&mut out) {
+                    Ok(len) => {
+                        let reply = Bytes::copy_from_slice(&out[..len]);
+                        Out::Reply(reply.clone(), status_of(&reply))
+                    }
+                    Err(too_small) => too_large(server, &body, too_small),
+                }),
+            }
         }
         Ok(Ok(Accepted::Listen(subscription))) => {
             let events = inner.events.as_ref().map(EventBus::subscribe);
@@ -474,50 +494,6 @@ enum Diverted<'a> {
     Legacy(HttpRoute),
     /// Its era is not served: the refusal.
     Era(Out),
-}
-
-/// What running an admitted call needs: the server, where it registers to be cancelled and
-/// where its notifications go.
-pub(crate) struct RunCall<'r, A: 'static> {
-    pub(crate) server: &'r Server<'static, A>,
-    pub(crate) in_flight: &'r InFlight,
-    pub(crate) key: RequestKey,
-    pub(crate) outputs: &'r mpsc::Sender<Out>,
-}
-
-/// Runs the handler of an admitted `call` of request `input` (cancellable through the
-/// in-flight registry) and returns its reply, or `None` when it was cancelled.
-pub(crate) async fn run_admitted<A: AsyncHandler + 'static>(
-    run: &RunCall<'_, A>,
-    call: Call<'_>,
-    input: &[u8],
-    out: &mut [u8],
-) -> Option<Bytes> {
-    let (registration, cancelled) = run.in_flight.admit(run.key.clone());
-    let mut notifier = ChannelNotifier {
-        outputs: run.outputs,
-    };
-    let outcome = {
-        let running = run_call(run.server.app(), &call, out, Some(&mut notifier));
-        let running = catch_panics(call.context().id(), running);
-        tokio::select! {
-            biased;
-            Ok(()) = cancelled => None,
-            outcome = running => Some(outcome),
-        }
-    };
-    drop(registration);
-    let Some(outcome) = outcome else {
-        tracing::debug!(id = ?call.context().id(), "cancelled; no response");
-        return None;
-    };
-    Some(match call.finish(outcome).len(out) {
-        Ok(len) => Bytes::copy_from_slice(&out[..len]),
-        Err(too_small) => {
-            tracing::warn!(required = too_small.required, "reply too large");
-            Bytes::from(crate::message::too_large(run.server, input))
-        }
-    })
 }
 
 /// A `subscriptions/listen` stream: the acknowledgement, then the events the filter wants

@@ -31,7 +31,7 @@ use tokio::time::Instant;
 
 use super::replay::{parse_event_id, priming};
 use super::round::{BridgeBuffers, BridgeConfig, Bridged, Link, LinkClosed, WaitsFull, bridge};
-use super::sessions::{Entry, RequestTicket, Sessions, StreamClaim};
+use super::sessions::{Entry, RequestTicket, Sessions, StreamClaim, SubscribeRefused};
 use crate::events::{EventBus, ServerEvent, next_event};
 use crate::handler::AsyncHandler;
 use crate::http::McpBody;
@@ -110,7 +110,9 @@ pub(crate) fn refuse_era(
 }
 
 /// Answers one legacy POST (`route` is [`HttpRoute::Initialize`] or
-/// [`HttpRoute::Session`]); its notifications go to `outputs` first.
+/// [`HttpRoute::Session`]): `Ok` with the answer to send, or `Err` when a request's stream
+/// went to `outputs` already, with the response at its end (`None`: it was cancelled,
+/// polled, or the client left first).
 pub(crate) async fn post<A: AsyncHandler + 'static>(
     endpoint: Endpoint<'_, A>,
     route: HttpRoute,
@@ -118,25 +120,25 @@ pub(crate) async fn post<A: AsyncHandler + 'static>(
     headers: &HeaderMap,
     principal: Option<&str>,
     outputs: &mpsc::Sender<Out>,
-) -> Option<Out> {
+) -> Result<Out, Option<Bytes>> {
     let limits = &endpoint.server.config().limits;
     let message = match rpc::parse(body, limits) {
         Ok(message) => message,
         // The modern path parsed it first; it cannot fail here.
-        Err(_) => return Some(failure(StatusCode::BAD_REQUEST, "Parse error")),
+        Err(_) => return Ok(failure(StatusCode::BAD_REQUEST, "Parse error")),
     };
     if route == HttpRoute::Initialize {
-        return Some(initialize(&endpoint, &message, principal));
+        return Ok(initialize(&endpoint, &message, principal));
     }
     let Some(entry) = headers
         .get(HEADER_SESSION_ID)
         .and_then(|id| endpoint.sessions.find(id.as_bytes(), principal))
     else {
-        return Some(failure(StatusCode::NOT_FOUND, "Session not found"));
+        return Ok(failure(StatusCode::NOT_FOUND, "Session not found"));
     };
     let version = headers.get(HEADER_PROTOCOL_VERSION).map(|v| v.as_bytes());
     if check_version_header(version).is_err() {
-        return Some(failure(
+        return Ok(failure(
             StatusCode::BAD_REQUEST,
             "Unsupported MCP-Protocol-Version for this session",
         ));
@@ -154,15 +156,19 @@ pub(crate) async fn post<A: AsyncHandler + 'static>(
                 entry.unsubscribe(&uri);
                 Ok(())
             };
+            let refused = |w: &mut Writer<'_>, code, message| {
+                rpc::write_error(w, Some(id), code, message, None);
+            };
             match done {
                 Ok(()) => write_empty_result(&mut w, id),
-                Err(_) => rpc::write_error(
+                Err(SubscribeRefused::TooMany) => refused(
                     &mut w,
-                    Some(id),
                     ErrorCode::INTERNAL_ERROR,
                     "Too many subscriptions in this session",
-                    None,
                 ),
+                Err(SubscribeRefused::TooLong) => {
+                    refused(&mut w, ErrorCode::INVALID_PARAMS, "The URI is too long")
+                }
             }
             Step::Replied
         }
@@ -170,19 +176,19 @@ pub(crate) async fn post<A: AsyncHandler + 'static>(
     };
     let len = w.finish();
     match step {
-        Step::Replied | Step::Subscription { .. } => Some(match len {
+        Step::Replied | Step::Subscription { .. } => Ok(match len {
             Ok(len) => Out::Reply(Bytes::copy_from_slice(&reply[..len]), StatusCode::OK),
             Err(_) => failure(StatusCode::INTERNAL_SERVER_ERROR, "The reply does not fit"),
         }),
-        Step::Quiet => Some(Out::Accepted),
+        Step::Quiet => Ok(Out::Accepted),
         Step::Cancel { request_id } => {
             let stopped = endpoint.in_flight.cancel(&request_key(&entry, request_id));
             tracing::debug!(stopped, "legacy cancellation");
-            Some(Out::Accepted)
+            Ok(Out::Accepted)
         }
         Step::Answer => {
             answer(&entry, body, limits);
-            Some(Out::Accepted)
+            Ok(Out::Accepted)
         }
         Step::Modern { request, .. } => {
             let Ok(ticket) = entry.start_request() else {
@@ -192,11 +198,11 @@ pub(crate) async fn post<A: AsyncHandler + 'static>(
                         w,
                         Some(id),
                         ErrorCode::INTERNAL_ERROR,
-                        "Too many requests in progress in this session",
+                        "Too many requests in progress: try again later",
                         None,
                     );
                 });
-                return Some(Out::Reply(reply, StatusCode::OK));
+                return Ok(Out::Reply(reply, StatusCode::OK));
             };
             let stream = entry.streams().open();
             let job = Job {
@@ -215,8 +221,7 @@ pub(crate) async fn post<A: AsyncHandler + 'static>(
             // Over 2025-11-25 a dropped connection is not a cancellation: the request runs on,
             // and its events wait for a client that resumes with `Last-Event-ID`.
             tokio::spawn(job.run());
-            relay(&entry, stream, 0, outputs, true).await;
-            None
+            Err(relay(&entry, stream, 0, outputs, true).await)
         }
     }
 }
@@ -337,43 +342,49 @@ impl Drop for StreamEnd {
 
 /// Sends the events of the session's stream `stream` after sequence `after` to `outputs`:
 /// a lone reply as JSON when `json` allows it, otherwise an event stream that opens with
-/// its priming event.
+/// its priming event. With [`SessionLimits::poll_after`](super::SessionLimits), a POST whose
+/// request has said nothing for that long gets only the priming event and is closed: the
+/// client polls with `GET` and `Last-Event-ID` (2025-11-25, SEP-1699).
 pub(crate) async fn relay(
     entry: &Entry,
     stream: u64,
     after: u64,
     outputs: &mpsc::Sender<Out>,
     json: bool,
-) {
+) -> Option<Bytes> {
     let streams = entry.streams();
+    let limits = entry.limits();
+    let retry = u64::try_from(limits.reconnect_delay.as_millis()).unwrap_or(u64::MAX);
     let mut cursor = after;
+    // A POST's response is undecided (JSON or a stream) until its first event.
     let mut primed = !json;
-    while let Some(event) = streams.next(stream, cursor).await {
+    loop {
+        let next = streams.next(stream, cursor);
+        let event = match (primed, limits.poll_after) {
+            (false, Some(quiet)) => match tokio::time::timeout(quiet, next).await {
+                Ok(event) => event,
+                Err(_) => {
+                    let _ = outputs.send(Out::Framed(priming(stream, retry))).await;
+                    return None;
+                }
+            },
+            _ => next.await,
+        };
+        let event = event?;
         if !primed {
             if event.last && event.seq == 1 {
-                let _ = outputs
-                    .send(Out::Reply(event.message, StatusCode::OK))
-                    .await;
-                return;
+                let sent = outputs.send(Out::Reply(event.message.clone(), StatusCode::OK));
+                return sent.await.is_ok().then_some(event.message);
             }
-            let retry = entry.limits().reconnect_delay.as_millis();
-            let retry = u64::try_from(retry).unwrap_or(u64::MAX);
-            if outputs
+            outputs
                 .send(Out::Framed(priming(stream, retry)))
                 .await
-                .is_err()
-            {
-                return;
-            }
+                .ok()?;
             primed = true;
         }
-        if outputs
-            .send(Out::Framed(event.frame(stream)))
-            .await
-            .is_err()
-            || event.last
-        {
-            return;
+        outputs.send(Out::Framed(event.frame(stream))).await.ok()?;
+        if event.last {
+            return Some(event.message);
         }
         cursor = event.seq;
     }
@@ -500,7 +511,7 @@ pub(crate) fn session_method(
         .filter(|(stream, _)| entry.streams().known(*stream));
     let work: Work = match resumed {
         Some((stream, after)) => Box::pin(async move {
-            relay(&entry, stream, after, &outputs, false).await;
+            let _ = relay(&entry, stream, after, &outputs, false).await;
         }),
         None => {
             let Some(claim) = entry.claim_stream() else {

@@ -17,7 +17,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 use snodo_core::legacy::{Session, SessionId};
-use tokio::sync::watch;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
 use tokio::time::Instant;
 
 use super::replay::Streams;
@@ -29,20 +29,29 @@ use super::round::Answers;
 pub struct SessionLimits {
     /// Most open sessions; an `initialize` beyond them is refused with 503. Default 1024.
     pub max_sessions: usize,
-    /// A session without a request for this long (and no open `GET` stream) ends; its id
-    /// then answers 404. Default 30 minutes.
+    /// A session without a request for this long (none running, no open `GET` stream)
+    /// ends; its id then answers 404. Default 30 minutes.
     pub idle_timeout: Duration,
     /// Most resource subscriptions of one session. Default 64.
     pub max_subscriptions: usize,
     /// Most requests of one session running at once; one more is answered -32603.
     /// Default 16.
     pub max_requests: usize,
+    /// Most requests of all sessions together running at once (a legacy request runs on
+    /// after its connection closes, so the connection bound does not bound it); one more is
+    /// answered -32603. Default 1024.
+    pub max_running: usize,
     /// Bytes of a session's POST event streams kept for clients that resume with
     /// `Last-Event-ID` (beyond the newest event, which is always kept). Default 64 KiB.
     pub replay_bytes: usize,
     /// The reconnection delay a POST event stream's priming event asks for (`retry`).
     /// Default 1 s.
     pub reconnect_delay: Duration,
+    /// When set, a POST whose request has sent nothing for this long is answered with an
+    /// event stream of only its priming event, then closed: the client comes back for the
+    /// rest with `GET` and `Last-Event-ID` (SSE polling, so a slow request holds no
+    /// connection). Default `None`: the POST's stream stays open until the response.
+    pub poll_after: Option<Duration>,
 }
 
 impl SessionLimits {
@@ -52,8 +61,10 @@ impl SessionLimits {
         idle_timeout: Duration::from_secs(30 * 60),
         max_subscriptions: 64,
         max_requests: 16,
+        max_running: 1024,
         replay_bytes: 64 * 1024,
         reconnect_delay: Duration::from_secs(1),
+        poll_after: None,
     };
 
     /// With another session bound.
@@ -84,6 +95,13 @@ impl SessionLimits {
         self
     }
 
+    /// With another bound on the running requests of all sessions.
+    #[must_use]
+    pub const fn with_max_running(mut self, requests: usize) -> Self {
+        self.max_running = requests;
+        self
+    }
+
     /// With another replay budget per session.
     #[must_use]
     pub const fn with_replay_bytes(mut self, bytes: usize) -> Self {
@@ -95,6 +113,13 @@ impl SessionLimits {
     #[must_use]
     pub const fn with_reconnect_delay(mut self, delay: Duration) -> Self {
         self.reconnect_delay = delay;
+        self
+    }
+
+    /// Closing quiet POST streams after `quiet` (or never).
+    #[must_use]
+    pub const fn with_poll_after(mut self, quiet: Option<Duration>) -> Self {
+        self.poll_after = quiet;
         self
     }
 }
@@ -109,15 +134,28 @@ impl Default for SessionLimits {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct TableFull;
 
-/// A per-session bound was reached.
+/// A per-session (or, for running requests, endpoint-wide) bound was reached.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct SessionFull;
+
+/// Why a subscription was refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum SubscribeRefused {
+    /// The session has its most subscriptions.
+    TooMany,
+    /// The URI is longer than [`MAX_URI_LEN`].
+    TooLong,
+}
+
+/// Longest resource URI a session subscribes to, in bytes.
+pub(crate) const MAX_URI_LEN: usize = 2048;
 
 /// The open sessions of one endpoint.
 #[derive(Debug)]
 pub(crate) struct Sessions {
     limits: SessionLimits,
     max_waiting: usize,
+    running: Arc<Semaphore>,
     table: Mutex<HashMap<SessionId, Arc<Entry>>>,
 }
 
@@ -128,6 +166,8 @@ pub(crate) struct Entry {
     /// Who opened it: only the same principal reaches it again.
     principal: Option<String>,
     limits: SessionLimits,
+    /// The endpoint's permits for running requests.
+    running: Arc<Semaphore>,
     state: Mutex<State>,
     /// Becomes true when the session ends: its `GET` stream closes, its waits end.
     ended: watch::Sender<bool>,
@@ -152,6 +192,7 @@ impl Sessions {
         Sessions {
             limits,
             max_waiting,
+            running: Arc::new(Semaphore::new(limits.max_running)),
             table: Mutex::new(HashMap::new()),
         }
     }
@@ -165,7 +206,13 @@ impl Sessions {
     ) -> Result<Arc<Entry>, TableFull> {
         let now = Instant::now();
         let mut table = self.lock();
-        table.retain(|_, entry| !entry.expired(now));
+        table.retain(|_, entry| {
+            let expired = entry.expired(now);
+            if expired {
+                entry.end();
+            }
+            !expired
+        });
         if table.len() >= self.limits.max_sessions {
             return Err(TableFull);
         }
@@ -179,6 +226,7 @@ impl Sessions {
             id,
             principal: principal.map(str::to_owned),
             limits: self.limits,
+            running: Arc::clone(&self.running),
             state: Mutex::new(State {
                 session,
                 last_used: now,
@@ -265,18 +313,27 @@ impl Entry {
         if state.running >= self.limits.max_requests {
             return Err(SessionFull);
         }
+        let permit = Arc::clone(&self.running)
+            .try_acquire_owned()
+            .map_err(|_| SessionFull)?;
         state.running += 1;
-        Ok(RequestTicket(Arc::clone(self)))
+        Ok(RequestTicket {
+            entry: Arc::clone(self),
+            _permit: permit,
+        })
     }
 
     /// Subscribes the session to `uri`, up to its bound.
-    pub(crate) fn subscribe(&self, uri: &str) -> Result<(), SessionFull> {
+    pub(crate) fn subscribe(&self, uri: &str) -> Result<(), SubscribeRefused> {
+        if uri.len() > MAX_URI_LEN {
+            return Err(SubscribeRefused::TooLong);
+        }
         let mut state = self.state();
         if state.subscriptions.contains(uri) {
             return Ok(());
         }
         if state.subscriptions.len() >= self.limits.max_subscriptions {
-            return Err(SessionFull);
+            return Err(SubscribeRefused::TooMany);
         }
         state.subscriptions.insert(uri.into());
         Ok(())
@@ -321,7 +378,9 @@ impl Entry {
 
     fn expired(&self, now: Instant) -> bool {
         let state = self.state();
-        !state.stream_open && now.duration_since(state.last_used) >= self.limits.idle_timeout
+        !state.stream_open
+            && state.running == 0
+            && now.duration_since(state.last_used) >= self.limits.idle_timeout
     }
 
     fn state(&self) -> MutexGuard<'_, State> {
@@ -344,19 +403,24 @@ impl Drop for StreamClaim {
 
 /// A running request of a session, counted until dropped.
 #[derive(Debug)]
-pub(crate) struct RequestTicket(Arc<Entry>);
+pub(crate) struct RequestTicket {
+    entry: Arc<Entry>,
+    /// Held for the endpoint-wide bound; released with the ticket.
+    _permit: OwnedSemaphorePermit,
+}
 
 impl RequestTicket {
     /// The session it runs in.
     pub(crate) fn entry(&self) -> &Arc<Entry> {
-        &self.0
+        &self.entry
     }
 }
 
 impl Drop for RequestTicket {
     fn drop(&mut self) {
-        let mut state = self.0.state();
+        let mut state = self.entry.state();
         state.running = state.running.saturating_sub(1);
+        state.last_used = Instant::now();
     }
 }
 
@@ -434,6 +498,26 @@ mod tests {
         assert_eq!(sessions.len(), 0);
     }
 
+    #[tokio::test(start_paused = true)]
+    async fn a_session_with_a_running_request_is_in_use_and_an_expired_one_ends() {
+        let idle = Duration::from_secs(60);
+        let sessions = Sessions::new(
+            SessionLimits::DEFAULT
+                .with_idle_timeout(idle)
+                .with_max_sessions(2),
+            4,
+        );
+        let busy = sessions.open(session(), None).unwrap();
+        let ticket = busy.start_request().unwrap();
+        let idle_entry = sessions.open(session(), None).unwrap();
+        tokio::time::advance(idle).await;
+        // The next initialize sweeps the idle session (and ends it), not the busy one.
+        assert!(sessions.open(session(), None).is_ok());
+        idle_entry.ended().await;
+        assert!(sessions.find(busy.id().as_str().as_bytes(), None).is_some());
+        drop(ticket);
+    }
+
     #[tokio::test]
     async fn subscriptions_are_bounded() {
         let limits = SessionLimits::DEFAULT.with_max_subscriptions(1);
@@ -441,21 +525,31 @@ mod tests {
         let entry = sessions.open(session(), None).unwrap();
         entry.subscribe("test://a").unwrap();
         entry.subscribe("test://a").unwrap();
-        assert_eq!(entry.subscribe("test://b"), Err(SessionFull));
+        assert_eq!(entry.subscribe("test://b"), Err(SubscribeRefused::TooMany));
         assert!(entry.subscribed("test://a"));
         entry.unsubscribe("test://a");
         assert!(!entry.subscribed("test://a"));
         entry.subscribe("test://b").unwrap();
+        let long = format!("test://{}", "x".repeat(MAX_URI_LEN));
+        assert_eq!(entry.subscribe(&long), Err(SubscribeRefused::TooLong));
     }
 
     #[tokio::test]
-    async fn running_requests_are_bounded() {
+    async fn running_requests_are_bounded_per_session_and_in_all() {
         let sessions = Sessions::new(SessionLimits::DEFAULT.with_max_requests(1), 4);
         let entry = sessions.open(session(), None).unwrap();
         let ticket = entry.start_request().unwrap();
         assert!(entry.start_request().is_err());
         drop(ticket);
         assert!(entry.start_request().is_ok());
+
+        let sessions = Sessions::new(SessionLimits::DEFAULT.with_max_running(1), 4);
+        let a = sessions.open(session(), None).unwrap();
+        let b = sessions.open(session(), None).unwrap();
+        let ticket = a.start_request().unwrap();
+        assert!(b.start_request().is_err());
+        drop(ticket);
+        assert!(b.start_request().is_ok());
     }
 
     #[tokio::test]

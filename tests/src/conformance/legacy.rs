@@ -126,9 +126,10 @@ fn describe(answer: &ElicitAnswer<'_>) -> (&'static str, String) {
     (action, content)
 }
 
-/// `test_reconnection`: a short pause, then a text (the response a reconnecting client
-/// replays from its `Last-Event-ID`).
+/// `test_reconnection`: half a second without a word, then a text. The fixture polls a
+/// legacy request that is quiet for 200 ms, so its POST stream closes after the priming
+/// event and the client resumes with `Last-Event-ID` to get the response.
 pub(super) async fn reconnection<'o>(reply: ToolReply<'o>) -> Result<Done<'o>, Error> {
-    tokio::time::sleep(Duration::from_millis(100)).await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
     Ok(reply.text("Reconnection test completed successfully"))
 }
