@@ -1003,3 +1003,30 @@ async fn the_example_binary_serves_a_legacy_host() {
     assert_eq!(preview["style"], "compact");
     assert_eq!(client.close().await, Vec::<Value>::new());
 }
+
+#[tokio::test]
+async fn a_request_behind_answers_that_every_slot_waits_for_is_refused() {
+    // One slot, waiting for the client's answers: a request written before them cannot be
+    // held (the answers lie behind it), so it is refused and the answers still arrive.
+    let config = StdioConfig::default().with_max_concurrency(1);
+    let mut client = Client::start(fixture(), config);
+    client.initialize("2025-11-25", json!({"roots": {}})).await;
+    client.send(call(1, "scan_roots", json!({}))).await;
+    assert_eq!(client.next().await["method"], "roots/list");
+    client.send(call(2, "scan_roots", json!({}))).await;
+    client
+        .send(result(
+            "snodo-bridge-1",
+            json!({"roots": [{"uri": "file:///w"}]}),
+        ))
+        .await;
+    assert_eq!(
+        client.next().await,
+        json!({"jsonrpc": "2.0", "id": 2, "error": {
+            "code": INTERNAL_ERROR,
+            "message": "The server is busy: every request in flight waits for this client's answers"
+        }})
+    );
+    assert_eq!(client.next().await, text(1, r#"{"roots":["file:///w"]}"#));
+    client.close().await;
+}
