@@ -21,8 +21,8 @@ use snodo_core::server::{Handled, Server};
 use snodo_tests::boundary::{Direct, HANDLER_RUNS, Target, Transport, fixture_server_target};
 use snodo_tests::fixture::{self, Fixture, INSTRUCTIONS, PAGED_TTL_MS, server, server_with};
 use snodo_tests::harness::{
-    ANY_STRING, NOW, OUT_SIZE, assert_reply, bare, cacheable, error, exchange, meta, notification,
-    request, round, round_bytes, server_info,
+    ANY_STRING, NOW, OUT_SIZE, assert_reply, bare, cacheable, error, error_with_data, exchange,
+    meta, notification, raw_request, request, round, round_bytes, server_info,
 };
 use suite::{
     INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND, PUBLIC, TTL, call, failing_requests, lists,
@@ -434,4 +434,34 @@ fn a_call_handle_viewed_in_a_copy_of_the_bytes_runs_as_the_accepted_call() {
         viewed += 1;
     }
     assert!(viewed > 10, "only {viewed} calls were viewed again");
+}
+
+/// The core answers `initialize` -32601 naming the versions it speaks. (The stdio and HTTP
+/// transports serve both eras by default: there `initialize` opens a 2025-11-25 session, as
+/// `legacy_stdio.rs` and `std-adapters/tests/legacy_http.rs` test.)
+#[test]
+fn initialize_is_method_not_found_naming_the_supported_versions() {
+    let s = server();
+    let legacy = raw_request(
+        0,
+        "initialize",
+        json!({
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": {"name": "legacy-client", "version": "1.0.0"}
+        }),
+    );
+    let reply = round(&s, &legacy).unwrap();
+    assert_reply(
+        Some(reply.clone()),
+        error_with_data(0, METHOD_NOT_FOUND, json!({"supported": ["2026-07-28"]})),
+    );
+    let message = reply["error"]["message"].as_str().unwrap();
+    assert!(message.contains("2026-07-28"), "{message:?}");
+    // With the modern envelope too.
+    let modern = bare(1, "initialize");
+    assert_reply(
+        round(&s, &modern),
+        error_with_data(1, METHOD_NOT_FOUND, json!({"supported": ["2026-07-28"]})),
+    );
 }

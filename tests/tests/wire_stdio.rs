@@ -15,14 +15,13 @@
 //! its path comes from cargo's build messages.
 
 use std::io::{Read, Write};
-use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::OnceLock;
 use std::sync::mpsc;
 use std::thread;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
+use snodo_tests::boundary::example_binary;
 use snodo_tests::harness::{
     ANY_STRING, bare, cacheable_from, complete_from, error, error_with_data, matches, meta,
     notification, request,
@@ -81,42 +80,6 @@ fn tool_error(id: impl Into<Value>, text: &str) -> Value {
 // ---------------------------------------------------------------------------------------
 // Running the example
 // ---------------------------------------------------------------------------------------
-
-/// Builds the example (once) and returns the path of its executable.
-fn example_binary() -> &'static Path {
-    static BINARY: OnceLock<PathBuf> = OnceLock::new();
-    BINARY.get_or_init(|| {
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
-        let workspace = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .parent()
-            .expect("tests/ sits in the workspace");
-        let output = Command::new(cargo)
-            .current_dir(workspace)
-            .args([
-                "build",
-                "-p",
-                "snodo-std",
-                "--example",
-                "preferences",
-                "--message-format=json-render-diagnostics",
-            ])
-            .stderr(Stdio::inherit())
-            .output()
-            .expect("cargo runs");
-        assert!(output.status.success(), "building the example failed");
-        String::from_utf8_lossy(&output.stdout)
-            .lines()
-            .filter_map(|line| serde_json::from_str::<Value>(line).ok())
-            .filter(|m| m["reason"] == "compiler-artifact" && m["target"]["name"] == "preferences")
-            .filter(|m| {
-                m["target"]["kind"]
-                    .as_array()
-                    .is_some_and(|k| k.iter().any(|k| k == "example"))
-            })
-            .find_map(|m| m["executable"].as_str().map(PathBuf::from))
-            .expect("cargo names the example's executable")
-    })
-}
 
 /// Everything the server wrote to standard output, one parsed message per line, and what it
 /// wrote to standard error.

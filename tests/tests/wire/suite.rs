@@ -71,7 +71,6 @@ macro_rules! wire_tests {
             malformed_completion_requests_are_invalid_params,
             removed_and_unknown_methods_are_method_not_found,
             subscriptions_listen_is_acknowledged_with_the_honoured_filter,
-            initialize_is_method_not_found_naming_the_supported_versions,
             every_result_is_complete_and_names_the_server,
             every_error_echoes_the_id,
             a_request_state_that_is_not_a_string_is_refused_before_the_handler,
@@ -1664,32 +1663,6 @@ fn acknowledged_and_closed(s: &S, input: &str) {
         assert_eq!(closing["id"], "sub-1", "{closing:#}");
         assert_eq!(closing["result"]["resultType"], "complete", "{closing:#}");
     }
-}
-
-pub fn initialize_is_method_not_found_naming_the_supported_versions(target: &Target) {
-    let s = S::start(target);
-    let legacy = raw_request(
-        0,
-        "initialize",
-        json!({
-            "protocolVersion": "2025-11-25",
-            "capabilities": {},
-            "clientInfo": {"name": "legacy-client", "version": "1.0.0"}
-        }),
-    );
-    let reply = round(&s, &legacy).unwrap();
-    assert_reply(
-        Some(reply.clone()),
-        error_with_data(0, METHOD_NOT_FOUND, json!({"supported": ["2026-07-28"]})),
-    );
-    let message = reply["error"]["message"].as_str().unwrap();
-    assert!(message.contains("2026-07-28"), "{message:?}");
-    // With the modern envelope too.
-    let modern = bare(1, "initialize");
-    assert_reply(
-        round(&s, &modern),
-        error_with_data(1, METHOD_NOT_FOUND, json!({"supported": ["2026-07-28"]})),
-    );
 }
 
 pub fn every_result_is_complete_and_names_the_server(target: &Target) {

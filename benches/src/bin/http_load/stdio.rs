@@ -24,7 +24,7 @@ use crate::server;
 const CHUNK: u64 = 1_000;
 
 /// What one stdio flood measured.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub struct Flood {
     /// Units of work completed (requests for `echo`, whole flows for `flow`).
     pub completed: u64,
@@ -43,7 +43,7 @@ pub struct Flood {
 }
 
 impl Flood {
-    fn fail(&mut self, problem: String) {
+    pub(crate) fn fail(&mut self, problem: String) {
         self.errors += 1;
         self.first_error.get_or_insert(problem);
     }
@@ -61,15 +61,7 @@ pub fn flood(path: &Path, scenario: Scenario, units: u64) -> Result<Flood, Strin
     let writer = std::thread::spawn(move || write_all(stdin, &to_write));
     let cpu_before = server::cpu_time(&pid);
     let started = Instant::now();
-    let mut flood = Flood {
-        completed: 0,
-        requests: 0,
-        elapsed: Duration::ZERO,
-        peak_rss_kib: None,
-        server_cores: None,
-        errors: 0,
-        first_error: None,
-    };
+    let mut flood = Flood::default();
     let first_ids = (0..units).map(|n| match scenario {
         Scenario::Echo => (n + 1, echo_body(n + 1)),
         Scenario::Flow => (n * 4 + 1, flow_body(n * 4 + 1, None)),
@@ -163,7 +155,7 @@ pub fn flood(path: &Path, scenario: Scenario, units: u64) -> Result<Flood, Strin
 
 /// Writes every chunk it is given, in order, until the sender is gone; flushes whenever
 /// nothing more is waiting.
-fn write_all(stdin: ChildStdin, chunks: &mpsc::Receiver<Vec<u8>>) {
+pub(crate) fn write_all(stdin: ChildStdin, chunks: &mpsc::Receiver<Vec<u8>>) {
     let mut out = BufWriter::with_capacity(1 << 16, stdin);
     while let Ok(chunk) = chunks.recv() {
         if out.write_all(&chunk).is_err() {
@@ -199,7 +191,7 @@ fn request_state(line: &[u8]) -> Option<String> {
 }
 
 /// The numeric `"id"` of an answer line, found without parsing the whole line.
-fn reply_id(line: &[u8]) -> Option<u64> {
+pub(crate) fn reply_id(line: &[u8]) -> Option<u64> {
     let at = line.windows(5).position(|w| w == b"\"id\":")? + 5;
     let digits = line[at..].iter().take_while(|b| b.is_ascii_digit()).count();
     std::str::from_utf8(&line[at..at + digits])
