@@ -8,7 +8,7 @@
 //! [`run_call`] runs phase two of a round (the handler) for a [`Call`] the core accepted;
 //! [`handle`] is the asynchronous twin of [`Server::handle`]: the core's round driver
 //! ([`Server::drive`]) with the application's futures as its runner, a panic in one caught
-//! ([`catch_panics`], the one place the host adapters catch panics). The stdio and HTTP
+//! (`catch_panics`, the one place the host adapters catch panics). The stdio and HTTP
 //! adapters drive their rounds the same way, their runners adding cancellation.
 
 use core::future::{Future, poll_fn, ready};

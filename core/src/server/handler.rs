@@ -43,7 +43,7 @@ pub trait Handler: Registry {
     }
 }
 
-/// What [`Server::handle`] did with a message.
+/// What [`Server::handle`](super::Server::handle) did with a message.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Handled<'a> {
     /// Send `out[..n]`.

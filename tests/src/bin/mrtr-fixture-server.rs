@@ -9,7 +9,7 @@
 //! - `--app fixture` (the default) serves [`MrtrFixture`]; `--app preferences` serves the
 //!   `preferences` example's typed preference flows
 //!   ([`snodo_tests::mrtr_fixture::typed_preferences`]); `--app wire` serves the wire suite's
-//!   [`Fixture`](snodo_tests::fixture::Fixture). All with the fixtures' identity and cache
+//!   [`Fixture`]. All with the fixtures' identity and cache
 //!   hints ([`snodo_tests::fixture::config`]).
 //! - Over stdio, standard output carries only MCP messages and the server exits at the end of
 //!   input. Over HTTP, the first line on standard output is the endpoint's URL (port 0 picks a
