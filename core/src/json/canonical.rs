@@ -1,6 +1,7 @@
 //! Canonical digest of a JSON value (object key order ignored, array order and number kind
 //! kept): see [`canonical_digest`].
 
+use super::one_pass::canonical_digest_small;
 use super::skip::{has_backslash, skip_string, skip_value, skip_ws};
 use super::string::JsonStr;
 use super::value::{Kind, Object, Value};
@@ -81,9 +82,11 @@ impl core::error::Error for TooDeep {}
 ///
 /// # Cost
 ///
-/// A value with at most 48 members and items in all (tool arguments, request params) is laid
-/// out in one pass into about 1 KiB of stack and emitted from that layout, each object's
-/// members sorted by insertion. A larger one is emitted by rescanning instead, with no
+/// A value whose encoding fits 512 bytes (request params of a few hundred bytes) is encoded
+/// in one pass into a buffer on the stack, each object's members moved into key order there
+/// when the object closes, and the sink gets it in one update. Failing that, a value with at
+/// most 32 members and items in all is laid out in one pass into about 1 KiB of stack and
+/// emitted from that layout, each object's members sorted by insertion. A larger one is emitted by rescanning instead, with no
 /// memory beyond the stack frames of the recursion (about 300 bytes per object level, most
 /// of it the eight-member window), whose depth is that of the value (bounded by the parse
 /// depth limit, and refused beyond [`CANONICAL_MAX_DEPTH`]); time is then linear in the
@@ -106,22 +109,40 @@ pub fn canonical_digest_excluding<S: DigestSink + ?Sized>(
     excluded: &[&str],
     sink: &mut S,
 ) -> Result<(), TooDeep> {
-    // Values with at most `NODES` members and items in all are laid out once and emitted
-    // from that layout; larger ones are emitted by rescanning, in bounded memory.
-    let mut tree = Tree::new(value.raw());
+    // Small values are encoded in one pass into a buffer and handed over whole; values with
+    // at most `NODES` members and items in all are laid out once and emitted from that
+    // layout; larger ones are emitted by rescanning, in bounded memory.
+    if let Some(done) = canonical_digest_small(value.raw(), excluded, sink) {
+        return done;
+    }
+    if let Some(done) = canonical_digest_laid_out(value.raw(), excluded, sink) {
+        return done;
+    }
+    match value.as_object() {
+        Some(object) => emit_object(object, excluded, sink, 1),
+        None => emit_value(value, sink, 0),
+    }
+}
+
+/// The encoding from a [`Tree`] layout of `text`; `None` when it does not fit one, and then
+/// the sink has received nothing. (Not inlined: its layout is on the stack only while it
+/// runs, never with the one-pass buffer or the rescanning frames.)
+#[inline(never)]
+fn canonical_digest_laid_out<S: DigestSink + ?Sized>(
+    text: &[u8],
+    excluded: &[&str],
+    sink: &mut S,
+) -> Option<Result<(), TooDeep>> {
+    let mut tree = Tree::new(text);
     match tree.build(excluded) {
         Built::Done => {
             let mut sink = Batched::new(sink);
             tree.emit(tree.root(), excluded, &mut sink);
             sink.flush();
-            return Ok(());
+            Some(Ok(()))
         }
-        Built::TooDeep => return Err(TooDeep),
-        Built::Large => {}
-    }
-    match value.as_object() {
-        Some(object) => emit_object(object, excluded, sink, 1),
-        None => emit_value(value, sink, 0),
+        Built::TooDeep => Some(Err(TooDeep)),
+        Built::Large => None,
     }
 }
 
@@ -368,7 +389,7 @@ fn offset(i: usize) -> Result<u32, Built> {
 
 /// Writes the encoding into a small buffer and hands the sink 64-byte pieces (a hash absorbs
 /// one block faster than many small updates); long strings go straight through.
-struct Batched<'s, S: ?Sized> {
+pub(super) struct Batched<'s, S: ?Sized> {
     sink: &'s mut S,
     buf: [u8; BATCH],
     len: usize,
@@ -377,7 +398,7 @@ struct Batched<'s, S: ?Sized> {
 const BATCH: usize = 64;
 
 impl<'s, S: DigestSink + ?Sized> Batched<'s, S> {
-    fn new(sink: &'s mut S) -> Self {
+    pub(super) fn new(sink: &'s mut S) -> Self {
         Batched {
             sink,
             buf: [0; BATCH],
@@ -385,7 +406,7 @@ impl<'s, S: DigestSink + ?Sized> Batched<'s, S> {
         }
     }
 
-    fn flush(&mut self) {
+    pub(super) fn flush(&mut self) {
         if self.len > 0 {
             self.sink
                 .update(self.buf.get(..self.len).unwrap_or_default());
@@ -400,7 +421,7 @@ impl<'s, S: DigestSink + ?Sized> Batched<'s, S> {
         }
     }
 
-    fn byte(&mut self, byte: u8) {
+    pub(super) fn byte(&mut self, byte: u8) {
         self.room(1);
         if let Some(slot) = self.buf.get_mut(self.len) {
             *slot = byte;
@@ -408,41 +429,52 @@ impl<'s, S: DigestSink + ?Sized> Batched<'s, S> {
         }
     }
 
-    fn bytes(&mut self, bytes: &[u8]) {
-        if bytes.len() > 16 {
+    pub(super) fn bytes(&mut self, bytes: &[u8]) {
+        if bytes.len() > BATCH.saturating_sub(self.len) {
             self.flush();
-            self.sink.update(bytes);
-            return;
-        }
-        // Short: byte by byte into the buffer, cheaper than a call to copy them.
-        self.room(bytes.len());
-        for &byte in bytes {
-            if let Some(slot) = self.buf.get_mut(self.len) {
-                *slot = byte;
-                self.len += 1;
+            if bytes.len() >= BATCH {
+                self.sink.update(bytes);
+                return;
             }
+        }
+        if let Some(free) = self.buf.get_mut(self.len..self.len + bytes.len()) {
+            free.copy_from_slice(bytes);
+            self.len += bytes.len();
         }
     }
 
     /// A tag and a length (LEB128), as [`emit_header`] writes them.
-    fn header(&mut self, tag: u8, len: usize) {
+    pub(super) fn header(&mut self, tag: u8, len: usize) {
         self.room(11);
-        self.byte(tag);
+        let mut at = self.len;
+        let mut put = |byte: u8| {
+            if let Some(slot) = self.buf.get_mut(at) {
+                *slot = byte;
+                at += 1;
+            }
+        };
+        put(tag);
         let mut rest = len as u64;
         loop {
             let low = (rest & 0x7f) as u8;
             rest >>= 7;
             if rest == 0 {
-                self.byte(low);
-                return;
+                put(low);
+                break;
             }
-            self.byte(low | 0x80);
+            put(low | 0x80);
         }
+        self.len = at;
     }
 
     /// A string, from its escaped text, as [`emit_str`] writes it.
     fn string(&mut self, raw: &[u8]) {
-        if !has_backslash(raw) {
+        self.string_escaped(raw, has_backslash(raw));
+    }
+
+    /// A string, from its escaped text, which holds a backslash if `escaped`.
+    pub(super) fn string_escaped(&mut self, raw: &[u8], escaped: bool) {
+        if !escaped {
             // Validated UTF-8 without escapes is its own decoded text.
             self.header(b's', raw.len());
             self.bytes(raw);
@@ -452,9 +484,7 @@ impl<'s, S: DigestSink + ?Sized> Batched<'s, S> {
         self.header(b's', text.decoded_len());
         let mut utf8 = [0u8; 4];
         for c in text.chars() {
-            for &byte in c.encode_utf8(&mut utf8).as_bytes() {
-                self.byte(byte);
-            }
+            self.bytes(c.encode_utf8(&mut utf8).as_bytes());
         }
     }
 }
@@ -592,7 +622,7 @@ fn emit_object<S: DigestSink + ?Sized>(
 }
 
 /// Orders keys by their decoded text (Unicode scalar order, which UTF-8 byte order matches).
-fn compare_keys(a: JsonStr<'_>, b: JsonStr<'_>) -> Ordering {
+pub(super) fn compare_keys(a: JsonStr<'_>, b: JsonStr<'_>) -> Ordering {
     let (x, y) = (a.raw(), b.raw());
     for (p, q) in x.iter().zip(y) {
         if *p == b'\\' || *q == b'\\' {
@@ -720,6 +750,20 @@ impl<'a> Walk<'a> {
         }
         Some(value)
     }
+}
+
+/// The encoding as the rescanning emitter gives it (the reference the faster paths are
+/// tested against).
+#[cfg(test)]
+pub(super) fn rescanned(value: Value<'_>, excluded: &[&str]) -> Result<std::vec::Vec<u8>, TooDeep> {
+    extern crate std;
+    let mut bytes = std::vec::Vec::new();
+    let mut sink = |b: &[u8]| bytes.extend_from_slice(b);
+    match value.as_object() {
+        Some(object) => emit_object(object, excluded, &mut sink, 1)?,
+        None => emit_value(value, &mut sink, 0)?,
+    }
+    Ok(bytes)
 }
 
 #[cfg(test)]
