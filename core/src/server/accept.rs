@@ -222,6 +222,8 @@ impl<'c, A: Registry> Server<'c, A> {
             meta,
             round,
             config: &self.config,
+            request_state: fields.request_state.and_then(|v| v.as_str()),
+            input_responses: fields.input_responses.and_then(|v| v.as_object()),
         };
         let params = request.params.unwrap_or(Object::EMPTY);
         if method.allows_input_required() {

@@ -38,6 +38,10 @@ pub struct RequestContext<'a> {
     pub(crate) meta: RequestMeta<'a>,
     pub(crate) round: Round<'a>,
     pub(crate) config: &'a Config<'a>,
+    /// `requestState` and `inputResponses` as the request's one parse found them, so that
+    /// reading them does not walk the params again (past a token, `_meta` and the arguments).
+    pub(crate) request_state: Option<JsonStr<'a>>,
+    pub(crate) input_responses: Option<Object<'a>>,
 }
 
 impl<'a> RequestContext<'a> {
@@ -78,16 +82,12 @@ impl<'a> RequestContext<'a> {
 
     /// `inputResponses` of a retry (checked to be an object of objects before any handler).
     pub fn input_responses(&self) -> Option<Object<'a>> {
-        self.params
-            .and_then(|p| p.get("inputResponses"))
-            .and_then(|v| v.as_object())
+        self.input_responses
     }
 
     /// `requestState` of a retry (checked to be a string before any handler).
     pub fn request_state(&self) -> Option<JsonStr<'a>> {
-        self.params
-            .and_then(|p| p.get("requestState"))
-            .and_then(|v| v.as_str())
+        self.request_state
     }
 
     /// The round's time.
