@@ -60,6 +60,7 @@ pub mod events;
 pub mod handler;
 pub mod http;
 pub mod keys;
+pub mod legacy;
 mod message;
 pub mod secret;
 mod serve;

@@ -1,5 +1,9 @@
 //! The knobs of the stdio adapter, and what each one costs.
 
+use snodo_core::legacy::EraSupport;
+
+use crate::legacy::BridgeConfig;
+
 /// Configuration of [`serve`](super::serve).
 ///
 /// Memory is bounded by these numbers, not by how far the client writes ahead: at most
@@ -28,6 +32,15 @@ pub struct StdioConfig {
     /// and goes alone); a progress or log notification that finds no room is dropped.
     /// Default 128 KiB.
     pub write_buffer: usize,
+    /// Which eras the connection may speak: 2026-07-28 (the `_meta` envelope), the
+    /// `initialize` era (2025-11-25 and earlier), or both, decided by the first request that
+    /// says. Default both.
+    pub eras: EraSupport,
+    /// The bounds of the bridge that serves `input_required` to a legacy client (rounds,
+    /// the wait for each answer, answer bytes, waits at once).
+    pub bridge: BridgeConfig,
+    /// Most resources a legacy client may subscribe to (`resources/subscribe`). Default 64.
+    pub legacy_subscriptions: usize,
 }
 
 impl StdioConfig {
@@ -38,6 +51,9 @@ impl StdioConfig {
             max_response_len: 1 << 20,
             max_concurrency: 64,
             write_buffer: 128 * 1024,
+            eras: EraSupport::Both,
+            bridge: BridgeConfig::DEFAULT,
+            legacy_subscriptions: 64,
         }
     }
 
@@ -66,6 +82,29 @@ impl StdioConfig {
     #[must_use]
     pub const fn with_write_buffer(mut self, bytes: usize) -> Self {
         self.write_buffer = bytes;
+        self
+    }
+}
+
+impl StdioConfig {
+    /// Serving only these eras.
+    #[must_use]
+    pub const fn with_eras(mut self, eras: EraSupport) -> Self {
+        self.eras = eras;
+        self
+    }
+
+    /// With other bridge bounds.
+    #[must_use]
+    pub const fn with_bridge(mut self, bridge: BridgeConfig) -> Self {
+        self.bridge = bridge;
+        self
+    }
+
+    /// With another bound on a legacy client's resource subscriptions.
+    #[must_use]
+    pub const fn with_legacy_subscriptions(mut self, subscriptions: usize) -> Self {
+        self.legacy_subscriptions = subscriptions;
         self
     }
 }

@@ -92,6 +92,16 @@ impl<R: AsyncRead + Unpin> Lines<R> {
         }
     }
 
+    /// The message [`next`](Lines::next) found, to look at before taking it.
+    pub(crate) fn current(&self) -> &[u8] {
+        &self.current
+    }
+
+    /// Drops the message [`next`](Lines::next) found (it was served without a slot).
+    pub(crate) fn discard(&mut self) {
+        self.current.clear();
+    }
+
     /// Swaps the message [`next`](Lines::next) found into `into`, taking `into`'s buffer
     /// (emptied) for the next line.
     pub(crate) fn take(&mut self, into: &mut Vec<u8>) {

@@ -34,15 +34,22 @@
 //! reader too, and memory stays within the configuration. The core's writer escapes every
 //! non-ASCII character, so output lines are ASCII.
 //!
+//! A connection speaks one era ([`StdioConfig::eras`], default both): the first request that
+//! says decides. `initialize` opens a legacy (2025-11-25) session whose requests run through
+//! the same handlers, `input_required` bridged to the client as its own requests on this
+//! connection (see [`crate::legacy`]); the `_meta` envelope keeps the connection modern, with
+//! everything above unchanged. On a legacy connection the reader also takes the client's
+//! answers and notifications itself, with every slot busy, since the answers free the slots.
+//!
 //! At the end of input the adapter stops reading, waits until every admitted request has been
 //! answered (or cancelled), flushes and returns. Logs go through `tracing`; stdout carries
 //! only MCP messages. The principal is [`Principal::Anonymous`](snodo_core::server::Principal)
 //! and `now` is the system clock in Unix seconds.
 
 mod config;
-mod in_flight;
+pub(crate) mod in_flight;
 mod lines;
-mod output;
+pub(crate) mod output;
 
 use std::future::{Future, poll_fn};
 use std::io;
@@ -60,6 +67,8 @@ use tokio::task::JoinSet;
 use crate::clock::unix_seconds;
 use crate::events::{EventBus, ServerEvent, everything_wanted, next_event};
 use crate::handler::{AsyncHandler, catch_panics, run_call};
+use crate::legacy::round::BridgeBuffers;
+use crate::legacy::stdio::{self as legacy, Admitted, Legacy, Served};
 use crate::message;
 
 pub use config::StdioConfig;
@@ -147,6 +156,11 @@ where
         output: Arc::new(Output::new(config.write_buffer)),
         max_line_len: config.max_line_len,
         max_response_len: config.max_response_len,
+        legacy: Arc::new(Legacy::new(
+            config.eras,
+            config.bridge,
+            config.legacy_subscriptions,
+        )),
         events,
         listeners: Mutex::new(JoinSet::new()),
         closing: watch::Sender::new(false),
@@ -192,6 +206,8 @@ struct Session<A: 'static> {
     output: Arc<Output>,
     max_line_len: usize,
     max_response_len: usize,
+    /// The connection's era, and its legacy session once `initialize` opened one.
+    legacy: Arc<Legacy>,
     /// Where subscription streams get their events (none: acknowledge and close at once).
     events: Option<EventBus>,
     /// The running subscription streams.
@@ -204,6 +220,8 @@ struct Session<A: 'static> {
 struct Buffers {
     line: Vec<u8>,
     out: Vec<u8>,
+    /// The bridge loop's buffers, made on the slot's first legacy request.
+    bridge: Option<BridgeBuffers>,
 }
 
 /// The reader's slots: each runs one round at a time in a future boxed once and reused.
@@ -250,6 +268,7 @@ impl<F: Future<Output = Buffers>> Reader<F> {
             // Zeroed memory from the allocator: pages stay untouched until a reply is
             // written into them.
             out: vec![0; max_response_len],
+            bridge: None,
         };
         (self.slots.len() - 1, buffers)
     }
@@ -316,11 +335,31 @@ impl<A: AsyncHandler + 'static> Session<A> {
         let mut reader = Reader::new(limit);
         let mut ticket = 0u64;
         let mut ended = false;
+        // A line read and not yet started: it waits in `lines` for a free slot (only a
+        // legacy connection reads with every slot busy).
+        let mut held = false;
         let result = loop {
             if ended && reader.busy == 0 {
                 break Ok(ReadEnd::Input);
             }
-            let readable = !ended && reader.has_room();
+            if held && reader.has_room() {
+                held = false;
+                let (slot, mut buffers) = reader.claim(self.max_response_len);
+                lines.take(&mut buffers.line);
+                ticket += 1;
+                let mut round = Some(self.round(slot, ticket, buffers));
+                poll_fn(|cx| {
+                    if let Some(round) = round.take() {
+                        reader.start(slot, round, cx);
+                    }
+                    Poll::Ready(())
+                })
+                .await;
+                continue;
+            }
+            // A legacy connection reads on with every slot busy: the client's answers to
+            // bridged requests are what frees the slots.
+            let readable = !ended && !held && (reader.has_room() || self.legacy.is_legacy());
             let busy = reader.busy > 0;
             tokio::select! {
                 biased;
@@ -330,7 +369,10 @@ impl<A: AsyncHandler + 'static> Session<A> {
                 () = poll_fn(|cx| reader.poll_rounds(cx)), if busy => {}
                 line = lines.next(), if readable => match line {
                     Err(e) => break Err(e),
-                    Ok(None) => ended = true,
+                    Ok(None) => {
+                        ended = true;
+                        self.legacy.end_of_input();
+                    }
                     Ok(Some(Line::TooLong { len })) => {
                         tracing::warn!(len, limit = self.max_line_len, "input line too long");
                         let message = message::written(|w| {
@@ -346,17 +388,12 @@ impl<A: AsyncHandler + 'static> Session<A> {
                         let _ = self.output.send(&message).await;
                     }
                     Ok(Some(Line::Message)) => {
-                        let (slot, mut buffers) = reader.claim(self.max_response_len);
-                        lines.take(&mut buffers.line);
-                        ticket += 1;
-                        let mut round = Some(self.round(slot, ticket, buffers));
-                        poll_fn(|cx| {
-                            if let Some(round) = round.take() {
-                                reader.start(slot, round, cx);
-                            }
-                            Poll::Ready(())
-                        })
-                        .await;
+                        let limits = &self.server.config().limits;
+                        if self.legacy.take_inline(lines.current(), limits, &self.in_flight) {
+                            lines.discard();
+                        } else {
+                            held = true;
+                        }
                     }
                 },
             }
@@ -369,9 +406,15 @@ impl<A: AsyncHandler + 'static> Session<A> {
     /// One request's round in `slot`: phase one on its line, then the handler and the reply
     /// for a call. Gives the slot's buffers back at the end.
     async fn round(self: &Arc<Self>, slot: usize, ticket: u64, mut buffers: Buffers) -> Buffers {
-        let Buffers { line, out } = &mut buffers;
+        let Buffers { line, out, bridge } = &mut buffers;
         // A failure means the writer is gone: serving is ending and no one can be told.
-        let _ = self.answer(slot, ticket, line, out).await;
+        let _ = match self.legacy.admit(line, &self.server.config().limits) {
+            Admitted::Modern => self.answer(slot, ticket, line, out).await,
+            admitted => {
+                self.answer_legacy(admitted, slot, ticket, bridge, out)
+                    .await
+            }
+        };
         buffers
     }
 
@@ -423,6 +466,39 @@ impl<A: AsyncHandler + 'static> Session<A> {
             Ok(len) => self.output.send(&out[..len]).await,
             Err(too_small) => self.send_too_large(line, too_small).await,
         }
+    }
+
+    /// Serves a line of a legacy connection (or one the gate refuses); see
+    /// [`crate::legacy`].
+    async fn answer_legacy(
+        self: &Arc<Self>,
+        admitted: Admitted<'_>,
+        slot: usize,
+        ticket: u64,
+        bridge: &mut Option<BridgeBuffers>,
+        out: &mut [u8],
+    ) -> Result<(), Closed> {
+        let round = legacy::Slot {
+            server: &self.server,
+            output: &self.output,
+            in_flight: &self.in_flight,
+            slot,
+            ticket,
+            buffers: bridge,
+            max_response_len: self.max_response_len,
+        };
+        let served = self.legacy.serve(admitted, round, out).await?;
+        if let (Served::Opened, Some(bus)) = (served, &self.events) {
+            let forward = legacy::forward_events(
+                Arc::clone(&self.legacy),
+                Arc::clone(&self.server),
+                Arc::clone(&self.output),
+                bus.subscribe(),
+                self.closing.subscribe(),
+            );
+            self.listeners().spawn(forward);
+        }
+        Ok(())
     }
 
     /// Answers the request on `line` whose reply exceeded the output buffer.
@@ -559,7 +635,7 @@ impl<A: AsyncHandler + 'static> ListenTask<A> {
 }
 
 /// Writes one message into `out` and queues it.
-async fn send_written(
+pub(crate) async fn send_written(
     out: &mut [u8],
     output: &Output,
     write: impl FnOnce(&mut Writer<'_>),

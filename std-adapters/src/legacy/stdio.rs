@@ -1,0 +1,472 @@
+//! The legacy era on the stdio transport: one connection, one era, one session.
+//!
+//! Every line passes the connection's [`EraGate`] first ([`Legacy::admit`]): until the era is
+//! decided each line is parsed for its signal (`initialize` → legacy; the `_meta` envelope or
+//! `server/discover` → modern; anything else is served the modern way and decides nothing).
+//! Once the connection is modern every line takes the modern path unparsed, exactly as on a
+//! modern-only server (which answers a late `initialize` -32601, naming 2026-07-28); on a
+//! legacy connection a modern request is refused with -32600 naming the versions served.
+//!
+//! On a legacy connection the first `initialize` opens the process's [`Session`]; later
+//! messages go through [`Session::step`]. The client's responses (answers to bridged
+//! requests) and notifications (cancellation, `initialized`) are taken by the reader itself
+//! ([`Legacy::take_inline`]), without a slot: a connection whose every slot waits for an
+//! answer still reads the answers. Requests run in a reader slot as before (the in-flight
+//! limit and the bounded output hold), through the bridge loop ([`super::round`]). List
+//! changes and updates of subscribed resources from the [`EventBus`](crate::events::EventBus)
+//! are written in their legacy shape ([`forward_events`]).
+
+use std::collections::HashSet;
+use std::future::poll_fn;
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
+use std::task::Poll;
+
+use bytes::Bytes;
+use snodo_core::json::{Limits, Writer};
+use snodo_core::legacy::{
+    BridgeId, Era, EraGate, EraMismatch, EraSupport, Session, Signal, Step, parse_initialize,
+    signal, write_empty_result, write_event, write_initialize_result,
+};
+use snodo_core::rpc::{self, ErrorCode, Id, Incoming};
+use snodo_core::server::{Notifier, Principal, Server, ServerCapabilities};
+use tokio::sync::{broadcast, oneshot, watch};
+
+use super::round::{
+    Answers, BridgeBuffers, BridgeConfig, Bridged, Link, LinkClosed, WaitsFull, bridge,
+};
+use crate::events::ServerEvent;
+use crate::handler::AsyncHandler;
+use crate::stdio::in_flight::{InFlight, RequestKey, Stop};
+use crate::stdio::output::{Closed, Output, OutputNotifier};
+use crate::stdio::send_written as send;
+
+/// The era and, once `initialize` opened it, the legacy session of one stdio connection.
+#[derive(Debug)]
+pub(crate) struct Legacy {
+    support: EraSupport,
+    bridge: BridgeConfig,
+    max_subscriptions: usize,
+    gate: Mutex<EraGate>,
+    session: OnceLock<Mutex<Session>>,
+    subscriptions: Mutex<HashSet<String>>,
+    answers: Answers,
+}
+
+/// What the gate made of one line.
+pub(crate) enum Admitted<'l> {
+    /// The modern path, exactly as a modern-only server serves it.
+    Modern,
+    /// A message of the legacy session.
+    Legacy(Incoming<'l>),
+    /// A message of the other era: refused.
+    Refused(EraMismatch, Option<Id<'l>>),
+}
+
+/// What serving a legacy line came to, beyond its reply.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Served {
+    /// Nothing more to do.
+    Done,
+    /// `initialize` opened the session: start forwarding server events to it.
+    Opened,
+}
+
+/// What a legacy request's round needs of the connection.
+pub(crate) struct Slot<'r, A: 'static> {
+    pub(crate) server: &'r Server<'static, A>,
+    pub(crate) output: &'r Output,
+    pub(crate) in_flight: &'r InFlight,
+    /// The reader slot the request runs in, and its admission ticket.
+    pub(crate) slot: usize,
+    pub(crate) ticket: u64,
+    /// The slot's bridge buffers, made on its first legacy request.
+    pub(crate) buffers: &'r mut Option<BridgeBuffers>,
+    pub(crate) max_response_len: usize,
+}
+
+impl Legacy {
+    /// The state of a new connection.
+    pub(crate) fn new(support: EraSupport, bridge: BridgeConfig, max_subscriptions: usize) -> Self {
+        Legacy {
+            support,
+            bridge,
+            max_subscriptions,
+            gate: Mutex::new(EraGate::new(support)),
+            session: OnceLock::new(),
+            subscriptions: Mutex::new(HashSet::new()),
+            answers: Answers::new(bridge.max_waiting),
+        }
+    }
+
+    fn era(&self) -> Option<Era> {
+        lock(&self.gate).era()
+    }
+
+    /// The client's input ended: no answer to a bridged request can come any more.
+    pub(crate) fn end_of_input(&self) {
+        self.answers.close();
+    }
+
+    /// Whether the connection opened with `initialize`.
+    pub(crate) fn is_legacy(&self) -> bool {
+        self.era() == Some(Era::Legacy)
+    }
+
+    /// Passes `line` through the gate. Called for the lines in the order they arrive.
+    pub(crate) fn admit<'l>(&self, line: &'l [u8], limits: &Limits) -> Admitted<'l> {
+        if self.era() == Some(Era::Modern) {
+            return Admitted::Modern;
+        }
+        // A line that does not parse is answered by the modern path, which says why in the
+        // same words in both eras.
+        let Ok(message) = rpc::parse(line, limits) else {
+            return Admitted::Modern;
+        };
+        match lock(&self.gate).admit(&message) {
+            Ok(Era::Modern) => Admitted::Modern,
+            Ok(Era::Legacy) => Admitted::Legacy(message),
+            // `initialize` where the connection cannot be legacy gets the modern path's
+            // answer, as from a modern-only server: -32601 naming 2026-07-28.
+            Err(EraMismatch::NotServed(Era::Legacy) | EraMismatch::InitializeOnModern) => {
+                Admitted::Modern
+            }
+            Err(mismatch) => Admitted::Refused(mismatch, request_id(&message)),
+        }
+    }
+
+    /// Takes a response or a notification of a legacy connection in the reader, without a
+    /// slot: an answer goes to the bridged request waiting for it, a cancellation stops its
+    /// request. Whether the line was taken (otherwise it needs a slot).
+    pub(crate) fn take_inline(&self, line: &[u8], limits: &Limits, in_flight: &InFlight) -> bool {
+        if self.era() != Some(Era::Legacy) {
+            return false;
+        }
+        let Ok(message) = rpc::parse(line, limits) else {
+            return false;
+        };
+        match &message {
+            Incoming::Request(_) => return false,
+            Incoming::Response => {
+                if !self.answers.deliver(line, limits) {
+                    tracing::debug!("a response nobody waits for was dropped");
+                }
+                return true;
+            }
+            Incoming::Notification(_) => {}
+        }
+        if let Err(mismatch) = lock(&self.gate).admit(&message) {
+            tracing::debug!(?mismatch, "a notification of the other era was dropped");
+            return true;
+        }
+        let Some(session) = self.session.get() else {
+            return true;
+        };
+        // A notification writes nothing.
+        let mut nothing = [0u8; 0];
+        let step = lock(session).step(
+            &message,
+            ServerCapabilities::default(),
+            &mut Writer::new(&mut nothing),
+        );
+        if let Step::Cancel { request_id } = step {
+            let key = RequestKey::from(request_id);
+            let stopped = in_flight.cancel(&key);
+            tracing::debug!(request = ?key, stopped, "legacy cancellation");
+        }
+        true
+    }
+
+    /// Serves one line the gate did not hand to the modern path, in the reader slot of
+    /// `slot`, with `out` for the replies the session writes itself.
+    pub(crate) async fn serve<A: AsyncHandler + 'static>(
+        &self,
+        admitted: Admitted<'_>,
+        slot: Slot<'_, A>,
+        out: &mut [u8],
+    ) -> Result<Served, Closed> {
+        let message = match admitted {
+            Admitted::Modern => return Ok(Served::Done),
+            Admitted::Refused(mismatch, id) => {
+                if id.is_none() {
+                    tracing::debug!(?mismatch, "a notification of the other era was dropped");
+                    return Ok(Served::Done);
+                }
+                return send(out, slot.output, |w| {
+                    mismatch.write_error(w, id, self.support)
+                })
+                .await
+                .map(|()| Served::Done);
+            }
+            Admitted::Legacy(message) => message,
+        };
+        let server = slot.server;
+        let served = server.app().capabilities();
+        let Some(session) = self.session.get() else {
+            return self.open(&message, server, served, slot.output, out).await;
+        };
+        let mut w = Writer::new(out);
+        let step = lock(session).step(&message, served, &mut w);
+        let step = match step {
+            Step::Subscription { id, uri, subscribe } => {
+                self.subscription(id, &uri.chars().collect::<String>(), subscribe, &mut w);
+                Step::Replied
+            }
+            step => step,
+        };
+        match step {
+            Step::Replied => match w.finish() {
+                Ok(len) => slot.output.send(&out[..len]).await.map(|()| Served::Done),
+                Err(_) => Ok(Served::Done),
+            },
+            Step::Modern { request, .. } => self
+                .run(session, &request, slot)
+                .await
+                .map(|()| Served::Done),
+            // The reader takes these itself; a line that reaches a slot anyway is harmless.
+            Step::Quiet | Step::Cancel { .. } | Step::Answer | Step::Subscription { .. } => {
+                Ok(Served::Done)
+            }
+        }
+    }
+
+    /// `initialize` opens the session; anything else before it is refused.
+    async fn open<A: AsyncHandler + 'static>(
+        &self,
+        message: &Incoming<'_>,
+        server: &Server<'static, A>,
+        served: ServerCapabilities,
+        output: &Output,
+        out: &mut [u8],
+    ) -> Result<Served, Closed> {
+        let Incoming::Request(request) = message else {
+            return Ok(Served::Done);
+        };
+        if signal(message) != Signal::Initialize {
+            return send(out, output, |w| {
+                rpc::write_error(
+                    w,
+                    Some(request.id),
+                    ErrorCode::INVALID_REQUEST,
+                    "The session is not initialized: send initialize first",
+                    None,
+                );
+            })
+            .await
+            .map(|()| Served::Done);
+        }
+        let session = match parse_initialize(request.params) {
+            Ok(session) => session,
+            Err(refused) => {
+                return send(out, output, |w| {
+                    rpc::write_error(
+                        w,
+                        Some(request.id),
+                        ErrorCode::INVALID_PARAMS,
+                        refused.0,
+                        None,
+                    );
+                })
+                .await
+                .map(|()| Served::Done);
+            }
+        };
+        // Lines are admitted in order, so no other `initialize` got here first.
+        let _ = self.session.set(Mutex::new(session));
+        tracing::debug!(
+            version = session.version().name(),
+            "legacy stdio session opened"
+        );
+        send(out, output, |w| {
+            write_initialize_result(w, request.id, &session, server.config(), served);
+        })
+        .await
+        .map(|()| Served::Opened)
+    }
+
+    fn subscription(&self, id: Id<'_>, uri: &str, subscribe: bool, w: &mut Writer<'_>) {
+        let mut subscriptions = lock(&self.subscriptions);
+        if !subscribe {
+            subscriptions.remove(uri);
+        } else if !subscriptions.contains(uri) {
+            if subscriptions.len() >= self.max_subscriptions {
+                rpc::write_error(
+                    w,
+                    Some(id),
+                    ErrorCode::INTERNAL_ERROR,
+                    "Too many resource subscriptions on this connection",
+                    None,
+                );
+                return;
+            }
+            subscriptions.insert(uri.to_owned());
+        }
+        write_empty_result(w, id);
+    }
+
+    /// Runs a request through the bridge loop in its slot; cancellation reaches it there.
+    async fn run<A: AsyncHandler + 'static>(
+        &self,
+        session: &Mutex<Session>,
+        request: &rpc::Request<'_>,
+        slot: Slot<'_, A>,
+    ) -> Result<(), Closed> {
+        let key = RequestKey::from(request.id);
+        slot.in_flight
+            .admit(key.clone(), slot.ticket, Stop::Slot(slot.slot));
+        let buffers = slot
+            .buffers
+            .get_or_insert_with(|| BridgeBuffers::new(slot.max_response_len, &self.bridge));
+        let mut link = StdioLink {
+            legacy: self,
+            session,
+            output: slot.output,
+            notifier: OutputNotifier {
+                output: slot.output,
+            },
+        };
+        let (in_flight, index) = (slot.in_flight, slot.slot);
+        // The reader polls every busy slot after each line, so the flag is seen at once.
+        let cancelled = poll_fn(|_| {
+            if in_flight.is_cancelled(index) {
+                Poll::Ready(())
+            } else {
+                Poll::Pending
+            }
+        });
+        let bridged = bridge(
+            slot.server,
+            &mut link,
+            &self.bridge,
+            request,
+            Principal::Anonymous,
+            buffers,
+            cancelled,
+        )
+        .await;
+        slot.in_flight.finish(&key, slot.ticket);
+        match bridged {
+            Bridged::Reply(len) => slot.output.send(buffers.reply(len)).await,
+            Bridged::Cancelled => {
+                tracing::debug!(request = ?key, "cancelled; no response");
+                Ok(())
+            }
+            Bridged::Closed => Err(Closed),
+        }
+    }
+
+    fn subscribed(&self, uri: &str) -> bool {
+        lock(&self.subscriptions).contains(uri)
+    }
+}
+
+/// Writes list changes and updates of subscribed resources to a legacy session, in their
+/// 2025-11-25 shape, until serving ends.
+pub(crate) async fn forward_events<A: AsyncHandler + 'static>(
+    legacy: Arc<Legacy>,
+    server: Arc<Server<'static, A>>,
+    output: Arc<Output>,
+    mut events: broadcast::Receiver<ServerEvent>,
+    mut closing: watch::Receiver<bool>,
+) {
+    let served = server.app().capabilities();
+    // The longest notification: a resource URI within the line limit and a short frame.
+    let mut out = Vec::new();
+    loop {
+        let event = tokio::select! {
+            biased;
+            changed = closing.changed() => {
+                if changed.is_err() || *closing.borrow() {
+                    return;
+                }
+                continue;
+            }
+            event = events.recv() => event,
+        };
+        let batch = match event {
+            Ok(event) => vec![event],
+            Err(broadcast::error::RecvError::Lagged(missed)) => {
+                tracing::debug!(missed, "a legacy session fell behind; sending everything");
+                everything(&legacy)
+            }
+            Err(broadcast::error::RecvError::Closed) => return,
+        };
+        for event in batch {
+            let wanted = match &event {
+                ServerEvent::ResourceUpdated(uri) => legacy.subscribed(uri),
+                _ => true,
+            };
+            if !wanted {
+                continue;
+            }
+            let uri_len = match &event {
+                ServerEvent::ResourceUpdated(uri) => uri.len(),
+                _ => 0,
+            };
+            out.resize(uri_len * 6 + 128, 0);
+            let mut w = Writer::new(&mut out);
+            if !write_event(&event.as_event(), served, &mut w) {
+                continue;
+            }
+            let Ok(len) = w.finish() else { continue };
+            if output.send(&out[..len]).await.is_err() {
+                return;
+            }
+        }
+    }
+}
+
+/// Every event a legacy session may have missed: each list change and each subscribed URI.
+fn everything(legacy: &Legacy) -> Vec<ServerEvent> {
+    let mut all = vec![
+        ServerEvent::ToolsListChanged,
+        ServerEvent::PromptsListChanged,
+        ServerEvent::ResourcesListChanged,
+    ];
+    all.extend(
+        lock(&legacy.subscriptions)
+            .iter()
+            .map(|uri| ServerEvent::resource_updated(uri.as_str())),
+    );
+    all
+}
+
+/// The bridge loop's view of a stdio connection.
+struct StdioLink<'s> {
+    legacy: &'s Legacy,
+    session: &'s Mutex<Session>,
+    output: &'s Output,
+    notifier: OutputNotifier<'s>,
+}
+
+impl Link for StdioLink<'_> {
+    fn session(&self) -> Session {
+        *lock(self.session)
+    }
+
+    fn update_session<R>(&self, change: impl FnOnce(&mut Session) -> R) -> R {
+        change(&mut lock(self.session))
+    }
+
+    fn wait_for(&self, id: BridgeId) -> Result<oneshot::Receiver<Bytes>, WaitsFull> {
+        self.legacy.answers.wait_for(id)
+    }
+
+    async fn send(&mut self, message: &[u8]) -> Result<(), LinkClosed> {
+        self.output.send(message).await.map_err(|Closed| LinkClosed)
+    }
+
+    fn notifier(&mut self) -> &mut (dyn Notifier + Send) {
+        &mut self.notifier
+    }
+}
+
+fn request_id<'l>(message: &Incoming<'l>) -> Option<Id<'l>> {
+    match message {
+        Incoming::Request(r) => Some(r.id),
+        _ => None,
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
