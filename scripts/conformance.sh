@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Runs the official MCP conformance runner (@modelcontextprotocol/conformance, pinned with
 # Node 22 in tests/conformance/package-lock.json) against the conformance fixture server over
-# Streamable HTTP on loopback, twice:
+# Streamable HTTP on loopback, four times at the one URL (the fixture serves both eras):
 #
+#   server                                            (the default suite, 2025-11-25 wire: 31)
+#   server --requirements 2025-11-25                  (30 scored + 3 run unscored: all 33 count)
 #   server --requirements 2026-07-28                  (37 scored scenarios)
 #   server --suite all --spec-version 2026-07-28      (40 scenarios)
 #
@@ -93,7 +95,7 @@ run() {
   shift 3
   local dir=$out/$name runner_status=0 score_status=0
   echo
-  echo "== conformance server $* =="
+  echo "== conformance server $* ($name) =="
   "$conformance" server --url "$url" "$@" --timeout "$timeout_ms" -o "$dir" >"$out/$name.log" 2>&1 \
     || runner_status=$?
   python3 "$runner_dir/score.py" "$names" "$count" "$dir" || score_status=$?
@@ -111,6 +113,27 @@ yaml=$runner_dir/node_modules/@modelcontextprotocol/conformance/requirements/202
 awk '/^server:/ {s = 1; next} /^[^ #]/ {s = 0} s && /^  - / {print $2}' "$yaml" >"$out/requirements.names"
 "$conformance" list --server --spec-version 2026-07-28 | awk '/^  - / {print $2}' >"$out/suite.names"
 
+# The 2025-11-25 sets: every scenario of the revision (the requirements run also runs the
+# three it does not score, and all of them count here), and the default suite, which leaves
+# out the ones the runner marks pending.
+"$conformance" list --server --spec-version 2025-11-25 | awk '/^  - / {print $2}' >"$out/legacy-requirements.names"
+yaml_legacy=$runner_dir/node_modules/@modelcontextprotocol/conformance/requirements/2025-11-25.yaml
+python3 - "$yaml_legacy" "$out/legacy-requirements.names" >"$out/legacy-default.names" <<'PY'
+import re, sys
+text = open(sys.argv[1], encoding="utf-8").read()
+pending = set()
+for block in re.split(r"\n  - scenario: ", text.split("\nnot_scored:", 1)[-1])[1:]:
+    lines = block.splitlines()
+    fields = dict(l.strip().split(": ", 1) for l in lines[1:] if ": " in l and l.startswith("    "))
+    if fields.get("leg") == "server" and fields.get("reason") == "pending":
+        pending.add(lines[0].strip())
+for name in open(sys.argv[2], encoding="utf-8").read().split():
+    if name not in pending:
+        print(name)
+PY
+
+run legacy-default 31 "$out/legacy-default.names"
+run legacy-requirements 33 "$out/legacy-requirements.names" --requirements 2025-11-25
 run requirements 37 "$out/requirements.names" --requirements 2026-07-28
 run suite 40 "$out/suite.names" --suite all --spec-version 2026-07-28
 

@@ -35,13 +35,13 @@ cargo test --workspace --locked 2>&1 | tee target/test-output.txt
 passed=$(grep -Eo '^test result: ok\. [0-9]+ passed' target/test-output.txt | awk '{s+=$4} END {print s+0}')
 failed=$(grep -Eo '[0-9]+ failed' target/test-output.txt | awk '{s+=$1} END {print s+0}')
 
-step "conformance runner (official, pinned; 2026-07-28)"
+step "conformance runner (official, pinned; 2025-11-25 and 2026-07-28 at one URL)"
 scripts/conformance.sh
 
 step "conformance runner, client mode: our Rust client (official, pinned; 2026-07-28)"
 scripts/client-conformance.sh
 
-step "official TypeScript client interop (pinned; stdio and HTTP)"
+step "real clients of both eras: TypeScript client, SDK legacy server, Inspector CLI (pinned; stdio and HTTP)"
 scripts/interop.sh
 
 step "side by side with rmcp: a smoke of the harness (debug build, about a second of load)"

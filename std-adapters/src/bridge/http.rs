@@ -90,7 +90,10 @@ impl BridgeService {
         let mut exchange = Exchange::new(work, received);
         match exchange.next().await {
             Some(Out::Reply(message, status)) => json(status, message),
+            // The device's answers never open a legacy session.
+            Some(Out::Opened { reply, .. }) => json(StatusCode::OK, reply),
             Some(Out::Event(message)) => event_stream(Some(sse_event(&message)), exchange),
+            Some(Out::Framed(frame)) => event_stream(Some(frame), exchange),
             Some(Out::KeepAlive) => event_stream(Some(Bytes::from_static(b":\n\n")), exchange),
             Some(Out::Accepted) | None => empty(StatusCode::ACCEPTED),
         }

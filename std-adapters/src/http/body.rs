@@ -18,10 +18,19 @@ pub(crate) enum Out {
     Reply(Bytes, http::StatusCode),
     /// A notification before the reply (or on a listen stream).
     Event(Bytes),
+    /// An event already framed for SSE (a legacy stream's, with its id).
+    Framed(Bytes),
     /// An SSE comment that keeps an idle stream open.
     KeepAlive,
     /// Nothing to answer (a notification, or a client's response): 202.
     Accepted,
+    /// The reply to a legacy `initialize`, which opened `session`.
+    Opened {
+        /// The `InitializeResult`.
+        reply: Bytes,
+        /// The id the response names in `Mcp-Session-Id`.
+        session: snodo_core::legacy::SessionId,
+    },
 }
 
 /// A request's work: parse, admit, run the handler, write the reply, feeding [`Out`]s into a
@@ -141,10 +150,15 @@ impl http_body::Body for McpBody {
                         Poll::Ready(Some(Out::Event(message))) => {
                             Poll::Ready(Some(Ok(Frame::data(sse_event(&message)))))
                         }
-                        Poll::Ready(Some(Out::Reply(message, _))) => {
+                        Poll::Ready(Some(
+                            Out::Reply(message, _) | Out::Opened { reply: message, .. },
+                        )) => {
                             // The reply is the last message of a request's stream.
                             *ended = true;
                             Poll::Ready(Some(Ok(Frame::data(sse_event(&message)))))
+                        }
+                        Poll::Ready(Some(Out::Framed(frame))) => {
+                            Poll::Ready(Some(Ok(Frame::data(frame))))
                         }
                         Poll::Ready(Some(Out::KeepAlive)) => {
                             Poll::Ready(Some(Ok(Frame::data(Bytes::from_static(b":\n\n")))))

@@ -3,6 +3,10 @@
 use std::net::{Ipv4Addr, SocketAddr};
 use std::time::Duration;
 
+use snodo_core::legacy::EraSupport;
+
+use crate::legacy::{BridgeConfig, SessionLimits};
+
 /// Which values of a header are allowed.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum AllowList {
@@ -74,6 +78,18 @@ pub struct HttpConfig {
     /// Over HTTP a client cancels by closing the stream; this is a best-effort extra.
     /// Default true.
     pub cancel_by_notification: bool,
+    /// Which eras the endpoint serves: 2026-07-28 requests, 2025-11-25 (`initialize`)
+    /// sessions, or both on the one URL. [`EraSupport::ModernOnly`] answers `GET` and
+    /// `DELETE` with 405 and ignores `Mcp-Session-Id`. Default both.
+    pub eras: EraSupport,
+    /// The bounds of the legacy sessions (`initialize` era): how many, how long idle, and
+    /// what each may hold. Sessions live in this process: a cluster needs sticky sessions
+    /// on `Mcp-Session-Id` for legacy clients (`docs/deploy.md`).
+    pub legacy_sessions: SessionLimits,
+    /// The bounds of the bridge that serves a legacy session's requests whose handlers ask
+    /// for input (`input_required`): legs per request, the wait for each answer, the answers'
+    /// size, and how many bridged requests of a session wait at once.
+    pub bridge: BridgeConfig,
 }
 
 /// The loopback names allowed by default.
@@ -100,6 +116,9 @@ impl HttpConfig {
             keep_alive: Some(Duration::from_secs(15)),
             notification_queue: 64,
             cancel_by_notification: true,
+            eras: EraSupport::Both,
+            legacy_sessions: SessionLimits::DEFAULT,
+            bridge: BridgeConfig::DEFAULT,
         }
     }
 
@@ -191,6 +210,29 @@ impl HttpConfig {
     #[must_use]
     pub fn with_cancel_by_notification(mut self, cancel: bool) -> Self {
         self.cancel_by_notification = cancel;
+        self
+    }
+}
+
+impl HttpConfig {
+    /// Serving only these eras.
+    #[must_use]
+    pub fn with_eras(mut self, eras: EraSupport) -> Self {
+        self.eras = eras;
+        self
+    }
+
+    /// With other bounds for legacy sessions.
+    #[must_use]
+    pub fn with_legacy_sessions(mut self, limits: SessionLimits) -> Self {
+        self.legacy_sessions = limits;
+        self
+    }
+
+    /// With other bounds for the bridge of legacy sessions.
+    #[must_use]
+    pub fn with_bridge(mut self, bridge: BridgeConfig) -> Self {
+        self.bridge = bridge;
         self
     }
 }

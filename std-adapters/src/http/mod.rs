@@ -1,5 +1,6 @@
 //! The Streamable HTTP transport of MCP 2026-07-28 on hyper 1: one endpoint, one POST per
-//! message, no sessions.
+//! message, no sessions; and on the same endpoint the sessions of 2025-11-25 clients (see
+//! [Legacy sessions](#legacy-sessions)).
 //!
 //! [`McpService`] is the endpoint as a `tower::Service`; [`HttpListener`] runs it on a TCP
 //! listener with a connection bound, timeouts and graceful shutdown. Mounted in an axum app
@@ -67,7 +68,44 @@
 //!      its streams (at shutdown).
 //!
 //! A client that closes the connection cancels its request: the handler's future is dropped
-//! and nothing more is sent. A stray `Mcp-Session-Id` or `Last-Event-ID` is ignored.
+//! and nothing more is sent. On a modern request a stray `Mcp-Session-Id` or `Last-Event-ID`
+//! is ignored.
+//!
+//! # Legacy sessions
+//!
+//! Clients of the `initialize` era (2025-11-25, 2025-06-18, 2025-03-26) are served on the
+//! same URL unless [`HttpConfig::eras`] says otherwise ([`EraSupport`]). Each POST is
+//! classified by its message: a request with the 2026-07-28 `_meta` envelope takes the path
+//! above whatever its headers; `initialize` opens a session, whose random id (32 hex digits)
+//! the response carries in `Mcp-Session-Id`; every other message with that header belongs to
+//! its session:
+//!
+//! - an unknown, ended or expired session is 404; an `MCP-Protocol-Version` that is not a
+//!   served legacy version is 400 (absent: the negotiated one); a message without the header
+//!   and without the envelope takes the modern path and gets its 400;
+//! - requests run the same handlers (lifted into the modern shape with the session's
+//!   version, capabilities and log level, their results lowered to the 2025 shape); JSON-RPC
+//!   errors are HTTP 200;
+//! - a handler that returns `input_required` is bridged ([`BridgeConfig`]): each input
+//!   request goes to the client as `elicitation/create`, `sampling/createMessage` or
+//!   `roots/list` on the POST's event stream (never one the client did not declare in
+//!   `initialize`), the client POSTs its answers to the session (202), and the handler runs
+//!   again with them;
+//! - a response with progress, log messages or bridged requests is an event stream: a
+//!   priming event (id, `retry`, empty data), then events with ids `<stream>-<n>`. Closing
+//!   the connection does not cancel the request (2025-11-25): it runs on, and `GET` with
+//!   `Last-Event-ID` resumes its stream from the events the session keeps
+//!   ([`SessionLimits::replay_bytes`]); `notifications/cancelled` cancels it;
+//! - `ping`, `logging/setLevel` and `resources/subscribe`/`unsubscribe` are the session's;
+//!   notifications and the client's responses are 202;
+//! - `GET` opens the session's event stream (one at a time, 409 for a second): list changes
+//!   and updates of the resources it subscribed to, from the [`EventBus`](crate::events)
+//!   given to [`McpService::with_events`]; `DELETE` ends the session.
+//!
+//! Host, Origin and authentication rules hold for both eras, and a session is reachable only
+//! by the principal that opened it. Sessions are bounded by [`SessionLimits`] (how many, idle
+//! expiry, subscriptions and waiting answers per session) and live in this process: behind a
+//! balancer, legacy clients need sticky sessions (`docs/deploy.md`).
 //!
 //! # Who and when
 //!
@@ -85,13 +123,14 @@ pub mod auth;
 pub(crate) mod body;
 mod config;
 pub(crate) mod headers;
-mod in_flight;
+pub(crate) mod in_flight;
 mod listener;
 pub mod ops;
 pub(crate) mod service;
 #[cfg(feature = "tls")]
 mod tls;
 
+pub use crate::legacy::{BridgeConfig, EraSupport, SessionLimits};
 pub use body::McpBody;
 pub use config::{AllowList, HttpConfig};
 pub use listener::{HttpListener, ShutdownHandle};

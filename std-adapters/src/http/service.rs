@@ -14,8 +14,9 @@ use http::request::Parts;
 use http::{HeaderMap, Request, Response, StatusCode};
 use http_body_util::{BodyExt, LengthLimitError, Limited};
 use snodo_core::json::{BufferTooSmall, Writer};
-use snodo_core::protocol::http::reply_status;
-use snodo_core::rpc::{self, ErrorCode, Incoming};
+use snodo_core::legacy::HttpRoute;
+use snodo_core::protocol::http::{HeaderMismatch, reply_status};
+use snodo_core::rpc::{self, ErrorCode, Id, Incoming};
 use snodo_core::server::{Accepted, Notifier, Principal, Registry, Round, Server, Subscription};
 use tokio::sync::{broadcast, mpsc, watch};
 use tokio::time::{Instant, Interval};
@@ -30,6 +31,8 @@ use super::ops::{Metrics, Observation, Outcome};
 use crate::clock::unix_seconds;
 use crate::events::{EventBus, ServerEvent, everything_wanted, next_event};
 use crate::handler::{AsyncHandler, catch_panics, run_call};
+use crate::legacy::http as legacy;
+use crate::legacy::sessions::Sessions;
 use crate::server_slot::ServerSlot;
 
 /// Errors a request body may fail with.
@@ -77,10 +80,12 @@ impl<A> Clone for Inner<A> {
 
 /// What every request of a service shares.
 struct Shared {
-    in_flight: InFlight,
+    in_flight: Arc<InFlight>,
     buffers: BufferPool,
     /// Set once: every subscription stream ends with its closing response.
     closing: watch::Sender<bool>,
+    /// The legacy (2025-11-25) sessions.
+    sessions: Sessions,
 }
 
 impl<A> Clone for McpService<A> {
@@ -114,6 +119,7 @@ impl<A: AsyncHandler + 'static> McpService<A> {
     /// changes; requests in flight finish on the server they started with).
     pub fn with_slot(servers: ServerSlot<A>, config: HttpConfig) -> Self {
         let buffers = BufferPool::new(config.max_response_len, KEEP_BUFFERS);
+        let sessions = Sessions::new(config.legacy_sessions, config.bridge.max_waiting);
         McpService {
             inner: Arc::new(Inner {
                 servers,
@@ -121,9 +127,10 @@ impl<A: AsyncHandler + 'static> McpService<A> {
                 principal: None,
                 events: None,
                 shared: Arc::new(Shared {
-                    in_flight: InFlight::default(),
+                    in_flight: Arc::default(),
                     buffers,
                     closing: watch::Sender::new(false),
+                    sessions,
                 }),
                 metrics: None,
                 #[cfg(feature = "auth")]
@@ -218,10 +225,16 @@ impl<A: AsyncHandler + 'static> McpService<A> {
             return metadata;
         }
         let mut observation = Observation::start(inner.metrics.as_ref());
+        let mut session_method = false;
         if let Err(refusal) = admission::admit(&parts, config) {
-            tracing::debug!(?refusal, method = %parts.method, path = parts.uri.path(), "refused");
-            observation.finish(|| Outcome::Refused(refusal.status()));
-            return refused(refusal);
+            // Admission checks the method after the path, Host and Origin.
+            session_method = refusal == Refusal::MethodNotAllowed
+                && legacy::is_session_method(&parts, config.eras);
+            if !session_method {
+                tracing::debug!(?refusal, method = %parts.method, path = parts.uri.path(), "refused");
+                observation.finish(|| Outcome::Refused(refusal.status()));
+                return refused(refusal);
+            }
         }
         #[cfg(feature = "auth")]
         if let Some(auth) = &inner.auth {
@@ -234,6 +247,12 @@ impl<A: AsyncHandler + 'static> McpService<A> {
                 return refusal;
             }
         }
+        let principal = authenticated(&parts)
+            .or_else(|| inner.principal.as_ref().and_then(|hook| hook(&parts)));
+        if session_method {
+            observation.finish(|| Outcome::Stream);
+            return self.session_method(&parts, principal.as_deref());
+        }
         let body = match read_body(body, config.max_body_len, config.body_read_timeout).await {
             Ok(body) => body,
             Err(refusal) => {
@@ -242,8 +261,6 @@ impl<A: AsyncHandler + 'static> McpService<A> {
                 return refused(refusal);
             }
         };
-        let principal = authenticated(&parts)
-            .or_else(|| inner.principal.as_ref().and_then(|hook| hook(&parts)));
         let (outputs, received) = mpsc::channel(config.notification_queue.max(1));
         let span = observation.span().clone();
         let work: Work = Box::pin(
@@ -260,12 +277,34 @@ impl<A: AsyncHandler + 'static> McpService<A> {
         let mut exchange = Exchange::new(work, received);
         match exchange.next().await {
             Some(Out::Reply(message, status)) => json(status, message),
+            Some(Out::Opened { reply, session }) => {
+                let mut response = json(StatusCode::OK, reply);
+                if let Ok(id) = HeaderValue::from_str(session.as_str()) {
+                    response.headers_mut().insert(legacy::HEADER_SESSION_ID, id);
+                }
+                response
+            }
             Some(Out::Accepted) => empty(StatusCode::ACCEPTED),
             Some(Out::Event(message)) => event_stream(Some(sse_event(&message)), exchange),
+            Some(Out::Framed(frame)) => event_stream(Some(frame), exchange),
             Some(Out::KeepAlive) => event_stream(Some(Bytes::from_static(b":\n\n")), exchange),
             // Cancelled before anything was said: an event stream with no events.
             None => event_stream(None, exchange),
         }
+    }
+
+    /// A legacy session's `GET` (its event stream, or a resumed POST stream) or `DELETE`
+    /// (its end).
+    fn session_method(&self, parts: &Parts, principal: Option<&str>) -> Response<McpBody> {
+        let inner = &self.inner;
+        let streams = legacy::StreamSettings {
+            served: inner.servers.load().app().capabilities(),
+            events: legacy::subscribe(inner.events.as_ref()),
+            closing: inner.shared.closing.subscribe(),
+            keep_alive: inner.config.keep_alive,
+            queue: inner.config.notification_queue.max(1),
+        };
+        legacy::session_method(&inner.shared.sessions, parts, principal, streams)
     }
 }
 
@@ -324,8 +363,8 @@ async fn run<A: AsyncHandler + 'static>(
     outputs: mpsc::Sender<Out>,
     mut observation: Observation,
 ) {
-    let server = inner.servers.load();
-    let server = &*server;
+    let shared_server = inner.servers.load();
+    let server = &*shared_server;
     let shared = &*inner.shared;
     let mut out = shared.buffers.take();
     let round = Round {
@@ -334,22 +373,51 @@ async fn run<A: AsyncHandler + 'static>(
             .as_deref()
             .map_or(Principal::Anonymous, Principal::Id),
     };
-    // One parse: the metrics note the method and a request's headers are checked against
-    // it before the core routes it.
+    let eras = inner.config.eras;
+    // One parse: the metrics note the method, the era is told, and a modern request's
+    // headers are checked against it before the core routes it.
     let accepted = server.accept_inspected(&body, round, &mut out, |parsed| {
         observation.target(parsed);
-        match parsed {
-            Ok(Incoming::Request(request)) => {
-                headers::check(server, &headers, request).map_err(|mismatch| (mismatch, request.id))
+        let Ok(message) = parsed else {
+            return Ok(());
+        };
+        match legacy::classify(message, &headers, eras) {
+            Ok(HttpRoute::Modern) => {}
+            Ok(route) => return Err(Diverted::Legacy(route)),
+            Err(mismatch) => {
+                return Err(Diverted::Era(legacy::refuse_era(mismatch, message, eras)));
             }
+        }
+        match message {
+            Incoming::Request(request) => headers::check(server, &headers, request)
+                .map_err(|mismatch| Diverted::Headers(mismatch, request.id)),
             _ => Ok(()),
         }
     });
     let answer = match accepted {
-        Ok(Err((mismatch, id))) => {
+        Ok(Err(Diverted::Headers(mismatch, id))) => {
             tracing::debug!(?mismatch, "headers disagree with the body");
             let reply = message(|w| mismatch.write(w, Some(id)));
             Some(Out::Reply(reply, StatusCode::BAD_REQUEST))
+        }
+        Ok(Err(Diverted::Era(refusal))) => Some(refusal),
+        Ok(Err(Diverted::Legacy(route))) => {
+            let endpoint = legacy::Endpoint {
+                server: &shared_server,
+                sessions: &shared.sessions,
+                in_flight: &shared.in_flight,
+                response_len: inner.config.max_response_len,
+                bridge: inner.config.bridge,
+            };
+            let principal = principal.as_deref();
+            match legacy::post(endpoint, route, &body, &headers, principal, &outputs).await {
+                Ok(answer) => Some(answer),
+                Err(reply) => {
+                    observation
+                        .finish(|| reply.map_or(Outcome::Cancelled, |r| Outcome::of_reply(&r)));
+                    None
+                }
+            }
         }
         Ok(Ok(Accepted::Replied(len))) => {
             let reply = Bytes::copy_from_slice(&out[..len]);
@@ -409,13 +477,23 @@ async fn run<A: AsyncHandler + 'static>(
     };
     shared.buffers.give(out);
     observation.finish(|| match &answer {
-        Some(Out::Reply(reply, _)) => Outcome::of_reply(reply),
+        Some(Out::Reply(reply, _) | Out::Opened { reply, .. }) => Outcome::of_reply(reply),
         Some(Out::Accepted) => Outcome::Accepted,
-        Some(Out::Event(_) | Out::KeepAlive) | None => Outcome::Cancelled,
+        Some(Out::Event(_) | Out::Framed(_) | Out::KeepAlive) | None => Outcome::Cancelled,
     });
     if let Some(answer) = answer {
         let _ = outputs.send(answer).await;
     }
+}
+
+/// Why a POST left the modern path before the core routed it.
+enum Diverted<'a> {
+    /// Its MCP headers disagree with its body.
+    Headers(HeaderMismatch, Id<'a>),
+    /// It belongs to the legacy era.
+    Legacy(HttpRoute),
+    /// Its era is not served: the refusal.
+    Era(Out),
 }
 
 /// A `subscriptions/listen` stream: the acknowledgement, then the events the filter wants
@@ -495,7 +573,7 @@ impl Listen<'_, '_> {
 }
 
 /// The next keep-alive, or never.
-async fn tick(interval: &mut Option<Interval>) {
+pub(crate) async fn tick(interval: &mut Option<Interval>) {
     match interval {
         Some(interval) => {
             interval.tick().await;

@@ -8,8 +8,12 @@
 //! with them. Which eras a transport serves is its configuration's `eras`
 //! ([`EraSupport`], default both).
 
+pub(crate) mod http;
+mod replay;
 pub(crate) mod round;
+pub(crate) mod sessions;
 pub(crate) mod stdio;
 
 pub use round::BridgeConfig;
+pub use sessions::SessionLimits;
 pub use snodo_core::legacy::EraSupport;

@@ -13,10 +13,11 @@ use std::io::Write;
 use std::net::SocketAddr;
 use std::process::ExitCode;
 use std::sync::Arc;
+use std::time::Duration;
 
 use snodo_core::server::Server;
 use snodo_std::events::EventBus;
-use snodo_std::http::{HttpConfig, HttpListener, McpService};
+use snodo_std::http::{HttpConfig, HttpListener, McpService, SessionLimits};
 use snodo_tests::conformance::{ConformanceApp, config};
 use tracing_subscriber::EnvFilter;
 
@@ -75,7 +76,12 @@ async fn serve(addr: SocketAddr) -> std::io::Result<()> {
     let events = EventBus::new();
     let server = Server::new(config(), ConformanceApp::new(events.clone()))
         .map_err(|e| std::io::Error::other(format!("bad definition: {e}")))?;
-    let config = HttpConfig::new().with_addr(addr);
+    // Quiet legacy requests are polled (SSE priming, close, resume with Last-Event-ID), as
+    // `server-sse-polling` expects of `test_reconnection`.
+    let sessions = SessionLimits::DEFAULT.with_poll_after(Some(Duration::from_millis(200)));
+    let config = HttpConfig::new()
+        .with_addr(addr)
+        .with_legacy_sessions(sessions);
     let service = McpService::new(Arc::new(server), config).with_events(events);
     let listener = HttpListener::bind_service(service).await?;
     let url = listener.url()?;

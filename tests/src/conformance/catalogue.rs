@@ -35,7 +35,7 @@ const fn tool(name: &'static str, description: &'static str) -> Tool<'static> {
 }
 
 /// How many tools are listed before `test_trigger_tool_change` adds `test_dynamic_tool`.
-pub const BASE_TOOL_COUNT: usize = 22;
+pub const BASE_TOOL_COUNT: usize = 28;
 
 /// Every tool, in list order: `test_simple_text` first (`http-header-validation` calls
 /// `tools[0]` with empty arguments), `test_dynamic_tool` last (listed only while toggled on).
@@ -116,6 +116,28 @@ pub const TOOLS: [Tool<'static>; BASE_TOOL_COUNT + 1] = [
     tool(
         "test_input_required_result_capabilities",
         "MRTR: asks only for what this request's client capabilities allow",
+    ),
+    tool(
+        "test_tool_with_logging",
+        "Logs three info messages about 50 ms apart (2025-11-25 scenarios)",
+    ),
+    Tool::new("test_sampling")
+        .description("Samples the prompt once through the client (2025-11-25 scenarios)")
+        .input_schema(r#"{"type":"object","properties":{"prompt":{"type":"string"}},"required":["prompt"]}"#),
+    Tool::new("test_elicitation")
+        .description("Asks the user for a username and an email (2025-11-25 scenarios)")
+        .input_schema(r#"{"type":"object","properties":{"message":{"type":"string"}},"required":["message"]}"#),
+    tool(
+        "test_elicitation_sep1034_defaults",
+        "Asks with a form that has a default for every primitive type (SEP-1034)",
+    ),
+    tool(
+        "test_elicitation_sep1330_enums",
+        "Asks with a form of all five enum shapes (SEP-1330)",
+    ),
+    tool(
+        "test_reconnection",
+        "Answers after a short pause, for SSE polling and resumption (SEP-1699)",
     ),
     tool(
         "test_dynamic_tool",

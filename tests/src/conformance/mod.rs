@@ -11,6 +11,7 @@
 //! The binary `conformance-server` serves it over Streamable HTTP.
 
 mod catalogue;
+mod legacy;
 mod mrtr;
 
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -131,6 +132,12 @@ impl ConformanceApp {
             "test_input_required_result_multi_round" => mrtr::multi_round(call, reply),
             "test_input_required_result_tampered_state" => mrtr::tampered_state(call, reply),
             "test_input_required_result_capabilities" => mrtr::capabilities(call, reply),
+            "test_tool_with_logging" => legacy::logging(reply).await,
+            "test_sampling" => legacy::sampling(call, reply),
+            "test_elicitation" => legacy::elicitation(call, reply),
+            "test_elicitation_sep1034_defaults" => legacy::defaults(call, reply),
+            "test_elicitation_sep1330_enums" => legacy::enums(call, reply),
+            "test_reconnection" => legacy::reconnection(reply).await,
             "test_dynamic_tool" if self.dynamic_tool() => Ok(reply.text("dynamic")),
             _ => Err(Error::invalid_params("Unknown tool")),
         }
@@ -176,7 +183,7 @@ const CAPABILITIES: ServerCapabilities = ServerCapabilities {
     completions: true,
     logging: true,
     list_changed: ListChanged::ALL,
-    subscribe: false,
+    subscribe: true,
 };
 
 crate::registry!(
