@@ -342,7 +342,7 @@ fn run_stdio(options: &Options) -> Result<bool, String> {
         server::load_average()
     );
     println!(
-        "{:<28} {:>9} {:>10} {:>10} {:>7} {:>7} {:>10}",
+        "{:<32} {:>9} {:>10} {:>10} {:>7} {:>7} {:>10}",
         "scenario", "done", "per s", "req per s", "errors", "srv cpu", "peak RSS"
     );
     let mut clean = true;
@@ -369,7 +369,7 @@ fn run_stdio(options: &Options) -> Result<bool, String> {
         let seconds = f.elapsed.as_secs_f64();
         let era = if legacy { "legacy " } else { "" };
         println!(
-            "{:<28} {:>9} {:>10.0} {:>10.0} {:>7} {:>7} {:>10}",
+            "{:<32} {:>9} {:>10.0} {:>10.0} {:>7} {:>7} {:>10}",
             format!("{era}{}", name(scenario)),
             f.completed,
             f.completed as f64 / seconds,
