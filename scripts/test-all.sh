@@ -41,7 +41,7 @@ scripts/conformance.sh
 step "conformance runner, client mode: our Rust client (official, pinned; 2026-07-28)"
 scripts/client-conformance.sh
 
-step "official TypeScript client interop (pinned; stdio and HTTP)"
+step "real clients of both eras: TypeScript client, SDK legacy server, Inspector CLI (pinned; stdio and HTTP)"
 scripts/interop.sh
 
 step "side by side with rmcp: a smoke of the harness (debug build, about a second of load)"

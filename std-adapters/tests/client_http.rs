@@ -114,8 +114,12 @@ fn tools_list(id: &Value) -> Answer {
     )
 }
 
+/// Pinned to 2026-07-28: these tests read every POST of the modern era in order, so no
+/// `server/discover` probe comes first.
 fn builder() -> snodo_std::client::ClientBuilder {
-    Client::builder("http-tests", "0.1.0").timeout(Some(Duration::from_secs(10)))
+    Client::builder("http-tests", "0.1.0")
+        .timeout(Some(Duration::from_secs(10)))
+        .negotiation(snodo_std::client::Negotiation::Modern)
 }
 
 #[tokio::test]

@@ -1,10 +1,18 @@
 // The official TypeScript client (@modelcontextprotocol/client, pinned in package-lock.json)
 // against the `preferences` example server, over one transport per run:
 //
-//   node interop.mjs --transport stdio --server PATH/TO/preferences
-//   node interop.mjs --transport http  --server PATH/TO/preferences
+//   node interop.mjs --transport stdio --server PATH/TO/preferences [--era modern|legacy]
+//   node interop.mjs --transport http  --server PATH/TO/preferences [--era modern|legacy]
 //
-// The client is configured for 2026-07-28 (`versionNegotiation: { mode: { pin: '2026-07-28' } }`),
+// `--era legacy` leaves the client's version negotiation at its default (`legacy`: the
+// 2025-11-25 `initialize` handshake, as almost every host in the field opens): the server
+// bridges each input request of its MRTR handlers into a request of its own
+// (`elicitation/create`, `sampling/createMessage`, `roots/list`), which the client's handlers
+// answer, and the client sees one request per flow and its final result. The checks for
+// that era are in `legacyCases` below.
+//
+// `--era modern` (the default) pins the client to 2026-07-28
+// (`versionNegotiation: { mode: { pin: '2026-07-28' } }`). The client
 // declares elicitation (form and URL), sampling and roots, and answers every input request
 // with its own handlers (canned answers below). It runs the multi round-trip (MRTR) flows
 // through its own auto-fulfilment driver: the harness never answers or retries anything
@@ -39,16 +47,18 @@ const RUN_TIMEOUT_MS = 120_000;
 // ---------------------------------------------------------------------------------------
 
 function parseArgs(argv) {
-  const args = { transport: undefined, server: undefined, transcript: undefined };
+  const args = { transport: undefined, server: undefined, transcript: undefined, era: 'modern' };
   for (let i = 0; i < argv.length; i += 1) {
     const arg = argv[i];
     if (arg === '--transport') args.transport = argv[++i];
+    else if (arg === '--era') args.era = argv[++i];
     else if (arg === '--server') args.server = argv[++i];
     else if (arg === '--transcript') args.transcript = argv[++i];
     else throw new Error(`unknown argument ${arg}`);
   }
   if (!['stdio', 'http'].includes(args.transport)) throw new Error('--transport stdio|http is required');
   if (!args.server) throw new Error('--server PATH (the preferences example binary) is required');
+  if (!['modern', 'legacy'].includes(args.era)) throw new Error('--era modern|legacy');
   return args;
 }
 
@@ -234,6 +244,42 @@ function expectText(actual, expected, what) {
 
 const timeout = { timeout: LEG_TIMEOUT_MS };
 
+/**
+ * The preference flow as tool, resource and prompt, in either era: how to run it, where its
+ * text is, which requests are its own, and what else its result and requests must show.
+ */
+const FAMILIES = [
+  {
+    name: 'tool preference_preview',
+    method: 'tools/call',
+    pick: (p) => p.name === 'preference_preview',
+    run: (client) => client.callTool({ name: 'preference_preview', arguments: { subject: 'interop' } }, timeout),
+    text: (result) => result.content?.[0]?.text,
+    checkResult: () => {},
+    checkRequest: (request) =>
+      check(isDeepStrictEqual(request.params.arguments, { subject: 'interop' }), 'arguments changed between legs'),
+  },
+  {
+    name: 'resource preview://preferences',
+    method: 'resources/read',
+    pick: (p) => p.uri === 'preview://preferences',
+    run: (client) => client.readResource({ uri: 'preview://preferences' }, { ...timeout, cacheMode: 'bypass' }),
+    text: (result) => result.contents?.[0]?.text,
+    checkResult: (result) =>
+      check(result.contents[0].uri === 'preview://preferences', `contents for ${result.contents[0].uri}`),
+    checkRequest: () => {},
+  },
+  {
+    name: 'prompt preference_prompt',
+    method: 'prompts/get',
+    pick: (p) => p.name === 'preference_prompt',
+    run: (client) => client.getPrompt({ name: 'preference_prompt' }, timeout),
+    text: (result) => result.messages?.[0]?.content?.text,
+    checkResult: (result) => check(result.messages[0].role === 'user', `role ${result.messages[0].role}`),
+    checkRequest: () => {},
+  },
+];
+
 function cases(client, recorder, transport) {
   const isTool = (name) => (p) => p.name === name;
   return [
@@ -264,47 +310,19 @@ function cases(client, recorder, transport) {
         return 'server/discover in place';
       },
     },
-    {
-      name: 'tool preference_preview: 3 legs',
+    ...FAMILIES.map((family) => ({
+      name: `${family.name}: 3 legs`,
       run: async () => {
         const mark = recorder.mark();
-        const result = await client.callTool(
-          { name: 'preference_preview', arguments: { subject: 'interop' } },
-          timeout,
-        );
-        expectText(result.content?.[0]?.text, PREVIEW, 'final result');
-        const flow = legs(recorder, mark, 'tools/call', isTool('preference_preview'), 3);
+        const result = await family.run(client);
+        expectText(family.text(result), PREVIEW, 'final result');
+        family.checkResult(result);
+        const flow = legs(recorder, mark, family.method, family.pick, 3);
         checkPreferenceLegs(flow);
-        for (const leg of flow) {
-          check(isDeepStrictEqual(leg.request.params.arguments, { subject: 'interop' }), 'arguments changed between legs');
-        }
+        for (const leg of flow) family.checkRequest(leg.request);
         return PREVIEW;
       },
-    },
-    {
-      name: 'resource preview://preferences: 3 legs',
-      run: async () => {
-        const mark = recorder.mark();
-        const result = await client.readResource({ uri: 'preview://preferences' }, { ...timeout, cacheMode: 'bypass' });
-        expectText(result.contents?.[0]?.text, PREVIEW, 'final result');
-        check(result.contents[0].uri === 'preview://preferences', `contents for ${result.contents[0].uri}`);
-        const flow = legs(recorder, mark, 'resources/read', (p) => p.uri === 'preview://preferences', 3);
-        checkPreferenceLegs(flow);
-        return PREVIEW;
-      },
-    },
-    {
-      name: 'prompt preference_prompt: 3 legs',
-      run: async () => {
-        const mark = recorder.mark();
-        const result = await client.getPrompt({ name: 'preference_prompt' }, timeout);
-        expectText(result.messages?.[0]?.content?.text, PREVIEW, 'final message');
-        check(result.messages[0].role === 'user', `role ${result.messages[0].role}`);
-        const flow = legs(recorder, mark, 'prompts/get', isTool('preference_prompt'), 3);
-        checkPreferenceLegs(flow);
-        return PREVIEW;
-      },
-    },
+    })),
     {
       name: 'tool reset_preview: state kept, then discarded',
       run: async () => {
@@ -503,6 +521,169 @@ function cases(client, recorder, transport) {
   ];
 }
 
+
+// ---------------------------------------------------------------------------------------
+// The legacy era: the client's default negotiation, the server's bridged requests
+// ---------------------------------------------------------------------------------------
+
+const LEGACY_VERSION = '2025-11-25';
+
+/**
+ * One flow of the legacy era: exactly one request (`method`, `pick`) since `mark`, the
+ * requests the server sent meanwhile and the client's answer to each, in order.
+ */
+function legacyFlow(recorder, mark, method, pick) {
+  const calls = recorder.requests(mark, method, pick);
+  check(calls.length === 1, `expected one ${method} request, the client sent ${calls.length}: ${short(calls)}`);
+  const [call] = calls;
+  check(
+    call.params?._meta?.['io.modelcontextprotocol/protocolVersion'] === undefined,
+    `the request carries the 2026-07-28 envelope: ${short(call.params?._meta)}`,
+  );
+  check(
+    call.params?.requestState === undefined && call.params?.inputResponses === undefined,
+    'the request carries retry fields',
+  );
+  const asks = recorder.received.slice(mark.received).filter((m) => m.method !== undefined && m.id !== undefined);
+  const answers = asks.map((ask) => recorder.sent.find((m) => m.method === undefined && m.id === ask.id));
+  check(answers.every((a) => a !== undefined), 'a server request went unanswered');
+  return { call, response: recorder.response(call.id), asks, answers: answers.map((a) => a.result ?? a.error) };
+}
+
+const askedFor = (flow) => flow.asks.map((a) => a.method);
+
+/** The preference flow, bridged: color, then style, each an elicitation/create. */
+function checkBridgedPreference(flow) {
+  check(
+    isDeepStrictEqual(askedFor(flow), ['elicitation/create', 'elicitation/create']),
+    `the server asked ${short(askedFor(flow))}`,
+  );
+  const [color, style] = flow.asks;
+  check(color.params.message === 'Choose a color for a read-only preview', `first ask ${short(color.params)}`);
+  check(style.params.message === 'Choose a style for a read-only preview', `second ask ${short(style.params)}`);
+  check(
+    Object.keys(color.params.requestedSchema?.properties ?? {}).join() === 'color',
+    `the color form ${short(color.params.requestedSchema)}`,
+  );
+  check(
+    isDeepStrictEqual(flow.answers, [
+      { action: 'accept', content: { color: 'teal' } },
+      { action: 'accept', content: { style: 'bold' } },
+    ]),
+    `the client answered ${short(flow.answers)}`,
+  );
+  check(flow.response?.result?.resultType === undefined, `the result carries resultType: ${short(flow.response)}`);
+}
+
+function legacyCases(client, recorder, transport) {
+  const isTool = (name) => (p) => p.name === name;
+  const tool = (name, expected, asked, answers) => ({
+    name: `tool ${name}: bridged ${asked.join(', ')}`,
+    run: async () => {
+      const mark = recorder.mark();
+      const result = await client.callTool({ name, arguments: {} }, timeout);
+      expectText(result.content?.[0]?.text, expected, 'final result');
+      const flow = legacyFlow(recorder, mark, 'tools/call', isTool(name));
+      check(isDeepStrictEqual(askedFor(flow), asked), `the server asked ${short(askedFor(flow))}`);
+      answers?.(flow);
+      return expected;
+    },
+  });
+  return [
+    {
+      name: `connect: default negotiation, initialize at ${LEGACY_VERSION}`,
+      run: async (started) => {
+        check(client.getProtocolEra() === 'legacy', `era ${short(client.getProtocolEra())}`);
+        check(client.getServerVersion()?.name === 'snodo-preferences', `server ${short(client.getServerVersion())}`);
+        const methods = recorder.sent.map((m) => m.method);
+        check(
+          isDeepStrictEqual(methods.slice(0, 2), ['initialize', 'notifications/initialized']),
+          `connect sent ${short(methods)}`,
+        );
+        const init = recorder.sent[0];
+        check(init.params.protocolVersion === LEGACY_VERSION, `initialize asked ${init.params.protocolVersion}`);
+        check(isDeepStrictEqual(init.params.capabilities, CAPABILITIES), `declared ${short(init.params.capabilities)}`);
+        const result = recorder.response(init.id)?.result;
+        check(result?.protocolVersion === LEGACY_VERSION, `negotiated ${short(result)}`);
+        check(result?.resultType === undefined, 'the InitializeResult carries resultType');
+        if (transport === 'stdio') check(started.count === 1, `${started.count} server processes were started`);
+        return `${result.protocolVersion}, capabilities ${short(result.capabilities)}`;
+      },
+    },
+    ...FAMILIES.map((family) => ({
+      name: `${family.name}: one request, color and style bridged`,
+      run: async () => {
+        const mark = recorder.mark();
+        const result = await family.run(client);
+        expectText(family.text(result), PREVIEW, 'final result');
+        family.checkResult(result);
+        const flow = legacyFlow(recorder, mark, family.method, family.pick);
+        family.checkRequest(flow.call);
+        checkBridgedPreference(flow);
+        return PREVIEW;
+      },
+    })),
+    tool('reset_preview', '{"status":"accept","stateDiscarded":true}', ['elicitation/create']),
+    tool('url_preview', '{"consent":"accept","externalStatus":"pending"}', ['elicitation/create'], (flow) => {
+      const [ask] = flow.asks;
+      check(
+        ask.params.mode === 'url' &&
+          ask.params.url === 'https://example.com/preferences/preview' &&
+          typeof ask.params.elicitationId === 'string',
+        `the URL elicitation ${short(ask.params)}`,
+      );
+      check(isDeepStrictEqual(flow.answers, [{ action: 'accept' }]), `answered ${short(flow.answers)}`);
+    }),
+    tool(
+      'sampling_preview',
+      '{"suggestion":"teal","model":"interop-canned-model","status":"preview"}',
+      ['sampling/createMessage'],
+      (flow) => check(isDeepStrictEqual(flow.answers, [SAMPLED]), `answered ${short(flow.answers)}`),
+    ),
+    tool(
+      'roots_preview',
+      '{"rootCount":1,"roots":["file:///tmp/snodo-interop/project"],"status":"preview"}',
+      ['roots/list'],
+      (flow) => check(isDeepStrictEqual(flow.answers, [ROOTS]), `answered ${short(flow.answers)}`),
+    ),
+    {
+      name: 'tool combined_preview: form, sampling and roots bridged in one round',
+      run: async () => {
+        const expected = '{"color":"teal","suggestion":"teal","rootCount":1,"status":"preview"}';
+        const mark = recorder.mark();
+        const result = await client.callTool({ name: 'combined_preview', arguments: {} }, timeout);
+        expectText(result.content?.[0]?.text, expected, 'final result');
+        const flow = legacyFlow(recorder, mark, 'tools/call', isTool('combined_preview'));
+        check(
+          isDeepStrictEqual([...askedFor(flow)].sort(), ['elicitation/create', 'roots/list', 'sampling/createMessage']),
+          `the server asked ${short(askedFor(flow))}`,
+        );
+        return expected;
+      },
+    },
+    {
+      name: 'session: initialize once, no envelope, no server/discover',
+      run: async (started) => {
+        const requests = recorder.sent.filter((m) => m.method !== undefined && m.id !== undefined);
+        const methods = requests.map((m) => m.method);
+        check(methods.filter((m) => m === 'initialize').length === 1, `initialize sent ${short(methods)}`);
+        check(!methods.includes('server/discover'), 'the client probed');
+        for (const m of requests) {
+          check(
+            m.params?._meta?.['io.modelcontextprotocol/protocolVersion'] === undefined,
+            `${m.method} carries the envelope`,
+          );
+        }
+        const received = recorder.received.filter((m) => m.result !== undefined);
+        check(received.every((m) => m.result.resultType === undefined), 'a result carries resultType');
+        if (transport === 'stdio') check(started.count === 1, `${started.count} server processes were started`);
+        const asked = recorder.received.filter((m) => m.method !== undefined && m.id !== undefined).length;
+        return `${requests.length} requests (${[...new Set(methods)].join(', ')}); ${asked} server requests answered`;
+      },
+    },
+  ];
+}
+
 // ---------------------------------------------------------------------------------------
 // Transports
 // ---------------------------------------------------------------------------------------
@@ -576,20 +757,18 @@ async function main() {
     return start.apply(this, rest);
   };
 
-  console.log(`== interop over ${args.transport}: @modelcontextprotocol/client against ${args.server} ==`);
+  console.log(
+    `== interop over ${args.transport}, ${args.era} era: @modelcontextprotocol/client against ${args.server} ==`,
+  );
   const { transport, stop, url } =
     args.transport === 'stdio' ? await stdioTransport(args.server, log) : await httpTransport(args.server, log);
   if (url) console.log(`server at ${url}`);
   const recorder = new Recorder();
   recorder.attach(transport);
 
-  const client = new Client(
-    { name: 'snodo-interop', version: '0.0.0' },
-    {
-      capabilities: CAPABILITIES,
-      versionNegotiation: { mode: { pin: VERSION } },
-    },
-  );
+  // The legacy era is the client's default: no versionNegotiation at all.
+  const negotiation = args.era === 'modern' ? { versionNegotiation: { mode: { pin: VERSION } } } : {};
+  const client = new Client({ name: 'snodo-interop', version: '0.0.0' }, { capabilities: CAPABILITIES, ...negotiation });
   installHandlers(client);
   const errors = [];
   client.onerror = (e) => errors.push(e);
@@ -604,7 +783,8 @@ async function main() {
       failed += 1;
       return { passed, failed, log };
     }
-    for (const c of cases(client, recorder, args.transport)) {
+    const all = args.era === 'modern' ? cases(client, recorder, args.transport) : legacyCases(client, recorder, args.transport);
+    for (const c of all) {
       try {
         const detail = await c.run(started);
         passed += 1;

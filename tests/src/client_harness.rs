@@ -40,7 +40,7 @@ use serde_json::{Value, json};
 use snodo_core::server::{Layered, Server};
 use snodo_std::AsyncHandler;
 use snodo_std::client::{
-    Client, ClientBuilder, CreateMessageResult, ElicitResult, FormRequest, Root,
+    Client, ClientBuilder, CreateMessageResult, ElicitResult, FormRequest, Negotiation, Root,
 };
 
 pub use crate::boundary::{PATIENCE, Transport};
@@ -270,10 +270,22 @@ impl std::ops::Deref for Session {
     }
 }
 
-/// Connects a client built by `builder` to a fresh server started by `launch`, over
-/// `transport`, recording everything between them. Needs a tokio runtime.
+/// Connects a client built by `builder`, pinned to 2026-07-28 ([`Negotiation::Modern`]: the
+/// suites check the modern era message by message, so no `server/discover` probe comes
+/// first), to a fresh server started by `launch`, over `transport`, recording everything
+/// between them. Needs a tokio runtime.
 #[track_caller]
 pub fn connect(launch: &Launch, transport: Transport, builder: ClientBuilder) -> Session {
+    connect_negotiating(launch, transport, builder.negotiation(Negotiation::Modern))
+}
+
+/// [`connect`] with the negotiation `builder` has (by default the probe and fallback).
+#[track_caller]
+pub fn connect_negotiating(
+    launch: &Launch,
+    transport: Transport,
+    builder: ClientBuilder,
+) -> Session {
     let scratch = Scratch::new();
     let stderr = || File::create(scratch.path("server.stderr")).expect("a stderr file");
     match transport {

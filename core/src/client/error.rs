@@ -54,6 +54,9 @@ pub enum ClientError {
         /// Bytes needed for the whole request.
         required: usize,
     },
+    /// A legacy server chose a protocol version in its `InitializeResult` that this client
+    /// does not speak (it speaks 2025-11-25, 2025-06-18 and 2025-03-26 besides 2026-07-28).
+    UnsupportedVersion,
     /// The driver was used out of order (for example a retry before any response), or a
     /// request id was reused; the message says which.
     Misuse(&'static str),
@@ -97,6 +100,9 @@ impl core::fmt::Display for ClientError {
             ),
             ClientError::BufferTooSmall { required } => {
                 write!(f, "the output buffer is too small: {required} bytes needed")
+            }
+            ClientError::UnsupportedVersion => {
+                f.write_str("the server chose a protocol version this client does not speak")
             }
             ClientError::Misuse(what) => write!(f, "client driver misuse: {what}"),
         }

@@ -41,6 +41,8 @@ pub struct Exchange<'c, 'o> {
     rounds: u8,
     last_id: Option<i64>,
     version_retried: bool,
+    /// A session of the `initialize` era: requests go without the `_meta` envelope.
+    legacy: bool,
 }
 
 impl<'c, 'o> Exchange<'c, 'o> {
@@ -59,6 +61,19 @@ impl<'c, 'o> Exchange<'c, 'o> {
             rounds: 0,
             last_id: None,
             version_retried: false,
+            legacy: false,
+        }
+    }
+
+    /// Starts `operation` on a session of the `initialize` era (see [`super::legacy`]): the
+    /// request carries no `_meta` envelope (only the operation's own `_meta` members, such as
+    /// a progress token), since the session's handshake declared the version and the
+    /// capabilities. The server sends its requests for input as requests of its own, so a
+    /// result is never `input_required` here.
+    pub fn legacy(config: &'c ClientConfig<'c>, operation: Operation<'o>) -> Self {
+        Exchange {
+            legacy: true,
+            ..Self::new(config, operation, ClientCapabilities::NONE)
         }
     }
 
@@ -278,6 +293,11 @@ impl<'c, 'o> Exchange<'c, 'o> {
         if !kind.eq_str("input_required") {
             return Err(ClientError::UnknownResultType);
         }
+        if self.legacy {
+            return Err(ClientError::MalformedResponse {
+                reason: "input_required is not part of the initialize era",
+            });
+        }
         if !self.operation.allows_input_required() {
             return Err(ClientError::MalformedResponse {
                 reason: "input_required is only allowed for tools/call, resources/read and prompts/get",
@@ -295,7 +315,7 @@ impl<'c, 'o> Exchange<'c, 'o> {
     /// A version retry resends the first request, so it is offered for the first leg only,
     /// and once.
     fn may_retry_version(&self) -> bool {
-        !self.version_retried && self.rounds <= 1
+        !self.legacy && !self.version_retried && self.rounds <= 1
     }
 
     fn fresh(&self, id: i64) -> Result<(), ClientError> {
@@ -322,12 +342,23 @@ impl<'c, 'o> Exchange<'c, 'o> {
         w.raw(b",\"params\":{");
         let mut o = crate::json::ObjectWriter::continuing(w, true);
         self.operation.write_members(&mut o);
-        let wrote_any = o.wrote_any();
-        if wrote_any {
+        // A legacy request has no envelope: `_meta` only for the operation's own members.
+        let has_meta = !self.legacy || self.operation.has_meta();
+        if o.wrote_any() && (has_meta || retry.is_some()) {
             w.raw(b",");
         }
         if let Some(retry) = retry {
             retry(w);
+        }
+        if self.legacy {
+            if has_meta {
+                w.raw(b"\"_meta\":{");
+                let mut meta = crate::json::ObjectWriter::continuing(w, true);
+                self.operation.write_meta(&mut meta);
+                w.raw(b"}");
+            }
+            w.raw(b"}}");
+            return;
         }
         w.raw(b"\"_meta\":{");
         let mut meta = crate::json::ObjectWriter::continuing(w, true);

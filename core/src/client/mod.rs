@@ -64,6 +64,7 @@ mod exchange;
 mod handler;
 pub mod headers;
 mod input;
+pub mod legacy;
 mod operation;
 mod response;
 mod run;

@@ -103,6 +103,14 @@ impl<'o> Operation<'o> {
         self
     }
 
+    /// Whether the caller gave `_meta` members of its own (beyond the envelope's).
+    pub fn has_meta(&self) -> bool {
+        self.meta
+            .into_iter()
+            .flatten()
+            .any(|(key, _)| !RESERVED_META.iter().any(|r| key.eq_str(r)))
+    }
+
     /// The JSON-RPC method.
     pub const fn method(&self) -> &'o str {
         self.method

@@ -67,6 +67,9 @@ pub enum ClientError {
     /// object, or retry fields (`requestState`, `inputResponses`), which the client writes
     /// itself. Nothing was sent.
     InvalidParams(String),
+    /// A legacy server chose, in its `InitializeResult`, a protocol version this client does
+    /// not speak (the version it named).
+    UnsupportedVersion(String),
     /// The transport failed (the process could not start, the connection broke, …).
     Transport(String),
     /// No response within the configured time.
@@ -111,6 +114,7 @@ impl From<core_client::ClientError> for ClientError {
                 message: reason.to_owned(),
             },
             C::InvalidAnswer(kind) => ClientError::InvalidAnswer(kind),
+            C::UnsupportedVersion => ClientError::UnsupportedVersion(String::new()),
             // The std client grows its buffers; anything else is a bug worth seeing.
             other @ (C::BufferTooSmall { .. } | C::Misuse(_)) => {
                 ClientError::Transport(other.to_string())
@@ -164,6 +168,10 @@ impl fmt::Display for ClientError {
             }
             ClientError::Http { status, detail } => write!(f, "HTTP {status}: {detail}"),
             ClientError::InvalidParams(e) => write!(f, "cannot send these params: {e}"),
+            ClientError::UnsupportedVersion(v) => write!(
+                f,
+                "the server chose protocol version `{v}`, which this client does not speak"
+            ),
             ClientError::Transport(e) => write!(f, "transport failed: {e}"),
             ClientError::Timeout => f.write_str("no response in time"),
             ClientError::Closed => f.write_str("the connection to the server is closed"),

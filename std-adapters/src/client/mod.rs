@@ -38,10 +38,27 @@
 //! most [`MAX_CACHED_TOOLS`] tools in [`TOOL_CACHE_BYTES`]; a tool call that the server
 //! refuses with -32020 (`HeaderMismatch`) lists the tools again and is retried once with the
 //! fresh definitions.
+//!
+//! # Both eras
+//!
+//! Before its first operation the client learns the server's era ([`Negotiation::Auto`], the
+//! default, as the 2026-07-28 stdio and Streamable HTTP pages prescribe): it probes with
+//! `server/discover`; a result or a 2026-07-28 error keeps it modern, anything else (another
+//! error, a `4xx` without a JSON-RPC body, no answer within
+//! [`ClientBuilder::probe_timeout`]) makes it open an `initialize` session
+//! ([`snodo_core::client::legacy`]). On a legacy session requests go without the envelope;
+//! over HTTP they carry the session's `Mcp-Session-Id` and `MCP-Protocol-Version`, the
+//! session's event stream (`GET`) is read, and [`Client::close`] `DELETE`s the session. The
+//! server's `elicitation/create`, `sampling/createMessage`, `roots/list` and `ping` requests
+//! are answered by the same handlers, at most [`MAX_CONCURRENT_SERVER_REQUESTS`] at a time;
+//! a kind without a handler (never declared) is refused with -32601. [`Client::era`] says
+//! which era was found.
 
 mod error;
 mod handlers;
 mod http;
+mod negotiation;
+mod server_requests;
 mod sse;
 mod stdio;
 
@@ -63,7 +80,10 @@ pub use handlers::{
     CreateMessageResult, ElicitResult, FormRequest, HandlerError, HandlerResult, InputHandler,
     Root, RootsRequest, SamplingRequest, UrlRequest,
 };
+pub use negotiation::{DEFAULT_PROBE_TIMEOUT, Era, Negotiation};
+pub use server_requests::MAX_CONCURRENT_SERVER_REQUESTS;
 pub use snodo_core::client::{ClientCapabilities, InputKind};
+pub use snodo_core::legacy::LegacyVersion;
 pub use snodo_core::mrtr::Action;
 
 use handlers::{Handlers, json_of, slot, text};
@@ -107,6 +127,8 @@ pub struct ClientBuilder {
     notify: Option<Notify>,
     http_headers: Vec<(::http::HeaderName, ::http::HeaderValue)>,
     close_grace: Duration,
+    negotiation: Negotiation,
+    probe_timeout: Duration,
 }
 
 impl std::fmt::Debug for ClientBuilder {
@@ -133,7 +155,26 @@ impl ClientBuilder {
             notify: None,
             http_headers: Vec::new(),
             close_grace: Duration::from_secs(5),
+            negotiation: Negotiation::Auto,
+            probe_timeout: DEFAULT_PROBE_TIMEOUT,
         }
+    }
+
+    /// Which eras the client speaks (default [`Negotiation::Auto`]: probe with
+    /// `server/discover`, fall back to `initialize` on a legacy server).
+    #[must_use]
+    pub fn negotiation(mut self, negotiation: Negotiation) -> Self {
+        self.negotiation = negotiation;
+        self
+    }
+
+    /// How long the `server/discover` probe waits before taking the server for a legacy
+    /// one that does not answer requests before `initialize` (default
+    /// [`DEFAULT_PROBE_TIMEOUT`]).
+    #[must_use]
+    pub fn probe_timeout(mut self, timeout: Duration) -> Self {
+        self.probe_timeout = timeout;
+        self
     }
 
     /// A human-readable title in the client info.
@@ -251,14 +292,25 @@ impl ClientBuilder {
     /// Spawns `command` as the server and talks to it over its standard streams. Its
     /// standard error is inherited unless `command` says otherwise. Needs a tokio runtime.
     pub fn stdio(self, command: tokio::process::Command) -> Result<Client, ClientError> {
-        let transport = StdioTransport::spawn(command, self.limits, self.notify.clone())?;
-        Ok(self.build(Transport::Stdio(transport)))
+        let transport = StdioTransport::spawn(
+            command,
+            self.limits,
+            self.notify.clone(),
+            self.handlers.clone(),
+        )?;
+        Ok(self.build(Transport::Stdio(Box::new(transport))))
     }
 
     /// Talks to the Streamable HTTP endpoint at `url` (`http://` only).
     pub fn http(self, url: &str) -> Result<Client, ClientError> {
-        let transport = HttpTransport::new(url, self.http_headers.clone())?;
-        Ok(self.build(Transport::Http(transport)))
+        let transport = HttpTransport::new(
+            url,
+            self.http_headers.clone(),
+            self.limits,
+            self.notify.clone(),
+            self.handlers.clone(),
+        )?;
+        Ok(self.build(Transport::Http(Arc::new(transport))))
     }
 
     fn build(self, transport: Transport) -> Client {
@@ -276,8 +328,11 @@ impl ClientBuilder {
             limits: self.limits,
             timeout: self.timeout,
             handlers: self.handlers,
-            notify: self.notify,
             close_grace: self.close_grace,
+            negotiation: self.negotiation,
+            probe_timeout: self.probe_timeout,
+            era: tokio::sync::OnceCell::new(),
+            reopening: tokio::sync::Mutex::new(()),
             transport,
             ids: AtomicI64::new(1),
             tools: Mutex::new(tools),
@@ -287,8 +342,8 @@ impl ClientBuilder {
 
 #[derive(Debug)]
 enum Transport {
-    Stdio(StdioTransport),
-    Http(HttpTransport),
+    Stdio(Box<StdioTransport>),
+    Http(Arc<HttpTransport>),
 }
 
 /// Most tools kept from `tools/list` over HTTP ([`ToolCache`]).
@@ -310,8 +365,14 @@ pub struct Client {
     limits: Limits,
     timeout: Option<Duration>,
     handlers: Handlers,
-    notify: Option<Notify>,
     close_grace: Duration,
+    negotiation: Negotiation,
+    probe_timeout: Duration,
+    /// The server's era, found once per client (the spec's "property of the server").
+    era: tokio::sync::OnceCell<Era>,
+    /// Held while a legacy HTTP session that ended is replaced, so concurrent requests
+    /// open one new session between them.
+    reopening: tokio::sync::Mutex<()>,
     transport: Transport,
     ids: AtomicI64,
     tools: Mutex<Box<Tools>>,
@@ -406,7 +467,8 @@ impl Client {
     /// are left out (and refused by [`Client::call_tool`]); over both, tools without a name.
     pub async fn list_tools(&self) -> Result<Vec<Value>, ClientError> {
         let tools = self.list_all("tools/list", "tools").await?;
-        let http = matches!(self.transport, Transport::Http(_));
+        // A legacy session sends no `Mcp-Param-*` headers, so annotations do not matter.
+        let http = matches!(self.transport, Transport::Http(_)) && !self.is_legacy();
         let mut cache = lock(&self.tools);
         cache.clear();
         let mut usable = Vec::with_capacity(tools.len());
@@ -465,7 +527,8 @@ impl Client {
             name.to_owned(),
             serde_json::to_vec(&arguments).map_err(ClientError::transport)?,
         );
-        let Transport::Http(_) = self.transport else {
+        self.era().await?;
+        let (Transport::Http(_), false) = (&self.transport, self.is_legacy()) else {
             return self.drive(&op, None).await;
         };
         let mut retry = HeaderRetry::new();
@@ -541,10 +604,12 @@ impl Client {
     }
 
     /// Ends the session: over stdio, closes the server's input, waits for it to exit (up to
-    /// [`ClientBuilder::close_grace`]) and kills it if it does not.
+    /// [`ClientBuilder::close_grace`]) and kills it if it does not; over HTTP, a legacy
+    /// session is ended with `DELETE` (waiting at most as long).
     pub async fn close(self) {
-        if let Transport::Stdio(stdio) = &self.transport {
-            stdio.close(self.close_grace).await;
+        match &self.transport {
+            Transport::Stdio(stdio) => stdio.close(self.close_grace).await,
+            Transport::Http(http) => http.end_session(self.close_grace).await,
         }
     }
 
@@ -594,9 +659,13 @@ impl Client {
 
     /// Drives one operation to its final result.
     async fn drive(&self, op: &Owned, tool_schema: Option<&[u8]>) -> Result<Value, ClientError> {
+        let era = self.era().await?;
         let config = self.config();
         let operation = op.operation()?;
-        let mut exchange = Exchange::new(&config, operation, self.handlers.capabilities());
+        let mut exchange = match era {
+            Era::Modern => Exchange::new(&config, operation, self.handlers.capabilities()),
+            Era::Legacy(_) => Exchange::legacy(&config, operation),
+        };
         let mut out = Vec::new();
         let mut id = self.next_id();
         let mut len = grow(&mut out, |buf| exchange.write_request(id, buf))?;
@@ -644,18 +713,30 @@ impl Client {
         request: &[u8],
         tool_schema: Option<&[u8]>,
     ) -> Result<Vec<u8>, ClientError> {
+        self.round_trip_within(id, request, tool_schema, self.timeout)
+            .await
+    }
+
+    async fn round_trip_within(
+        &self,
+        id: i64,
+        request: &[u8],
+        tool_schema: Option<&[u8]>,
+        timeout: Option<Duration>,
+    ) -> Result<Vec<u8>, ClientError> {
         match &self.transport {
-            Transport::Stdio(stdio) => stdio.round_trip(id, request, self.timeout).await,
+            Transport::Stdio(stdio) => stdio.round_trip(id, request, timeout).await,
             Transport::Http(http) => {
-                http.round_trip(
-                    id,
-                    request,
-                    tool_schema,
-                    &self.limits,
-                    self.notify.as_ref(),
-                    self.timeout,
-                )
-                .await
+                let session = http.session_id();
+                match http.round_trip(id, request, tool_schema, timeout).await {
+                    // 2025-11-25: a 404 to a request with a session id means the session is
+                    // gone, and the client must open a new one; the request goes again, once.
+                    Err(ClientError::Http { status: 404, .. }) if session.is_some() => {
+                        self.reopen(session).await?;
+                        http.round_trip(id, request, tool_schema, timeout).await
+                    }
+                    other => other,
+                }
             }
         }
     }

@@ -32,6 +32,11 @@ impl EventStream {
         events
     }
 
+    /// Bytes held for the event being read (its data and the line not yet ended).
+    pub(crate) fn buffered(&self) -> usize {
+        self.pending.len() + self.data.len()
+    }
+
     /// At the end of the body: the data of an event left without its blank line, if any.
     pub(crate) fn finish(&mut self) -> Option<Vec<u8>> {
         let line = std::mem::take(&mut self.pending);

@@ -3,22 +3,36 @@
 
 use std::collections::HashMap;
 use std::process::Stdio;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
-use tokio::sync::oneshot;
+use tokio::sync::{Semaphore, oneshot};
 
 use snodo_core::json::{Limits, parse};
 
+use super::handlers::Handlers;
+use super::server_requests::{self, MAX_CONCURRENT_SERVER_REQUESTS};
 use super::{ClientError, Notify};
 
 type Pending = Arc<Mutex<HashMap<i64, oneshot::Sender<Vec<u8>>>>>;
+type Stdin = Arc<tokio::sync::Mutex<Option<ChildStdin>>>;
+
+/// Answers the requests a server of the `initialize` era sends, once the session is one.
+struct Responder {
+    handlers: Handlers,
+    legacy: Arc<AtomicBool>,
+    stdin: Stdin,
+    permits: Arc<Semaphore>,
+    limits: Limits,
+}
 
 /// A running server process.
 pub(crate) struct StdioTransport {
-    stdin: Arc<tokio::sync::Mutex<Option<ChildStdin>>>,
+    stdin: Stdin,
+    legacy: Arc<AtomicBool>,
     child: tokio::sync::Mutex<Option<Child>>,
     pending: Pending,
     reader: tokio::task::JoinHandle<()>,
@@ -32,11 +46,12 @@ impl std::fmt::Debug for StdioTransport {
 
 impl StdioTransport {
     /// Spawns `command` with piped stdin and stdout (stderr as the command says; inherited
-    /// unless set).
+    /// unless set). On a legacy session, `handlers` answer the server's requests.
     pub(crate) fn spawn(
         mut command: Command,
         limits: Limits,
         notify: Option<Notify>,
+        handlers: Handlers,
     ) -> Result<Self, ClientError> {
         command
             .stdin(Stdio::piped())
@@ -51,9 +66,25 @@ impl StdioTransport {
             .take()
             .ok_or_else(|| ClientError::transport("the server's stdout is not piped"))?;
         let pending: Pending = Arc::default();
-        let reader = tokio::spawn(read_responses(stdout, Arc::clone(&pending), limits, notify));
+        let stdin: Stdin = Arc::new(tokio::sync::Mutex::new(stdin));
+        let legacy = Arc::new(AtomicBool::new(false));
+        let responder = Responder {
+            handlers,
+            legacy: Arc::clone(&legacy),
+            stdin: Arc::clone(&stdin),
+            permits: Arc::new(Semaphore::new(MAX_CONCURRENT_SERVER_REQUESTS)),
+            limits,
+        };
+        let reader = tokio::spawn(read_responses(
+            stdout,
+            Arc::clone(&pending),
+            limits,
+            notify,
+            responder,
+        ));
         Ok(StdioTransport {
-            stdin: Arc::new(tokio::sync::Mutex::new(stdin)),
+            stdin,
+            legacy,
             child: tokio::sync::Mutex::new(Some(child)),
             pending,
             reader,
@@ -86,17 +117,15 @@ impl StdioTransport {
         Ok(response)
     }
 
-    async fn send_line(&self, message: &[u8]) -> Result<(), ClientError> {
-        let mut stdin = self.stdin.lock().await;
-        let pipe = stdin.as_mut().ok_or(ClientError::Closed)?;
-        let mut line = Vec::with_capacity(message.len() + 1);
-        line.extend_from_slice(message);
-        line.push(b'\n');
-        let written = async {
-            pipe.write_all(&line).await?;
-            pipe.flush().await
-        };
-        written.await.map_err(|_| ClientError::Closed)
+    /// From now on the session is of the `initialize` era: the server's requests are
+    /// answered.
+    pub(crate) fn set_legacy(&self) {
+        self.legacy.store(true, Ordering::Release);
+    }
+
+    /// Sends one message that expects no response (a notification).
+    pub(crate) async fn send_line(&self, message: &[u8]) -> Result<(), ClientError> {
+        write_line(&self.stdin, message).await
     }
 
     /// Closes the server's input, waits up to `grace` for it to exit, then kills it.
@@ -155,6 +184,20 @@ impl Drop for Cancel<'_> {
     }
 }
 
+/// Writes `message` and a newline to the server's input.
+async fn write_line(stdin: &Stdin, message: &[u8]) -> Result<(), ClientError> {
+    let mut stdin = stdin.lock().await;
+    let pipe = stdin.as_mut().ok_or(ClientError::Closed)?;
+    let mut line = Vec::with_capacity(message.len() + 1);
+    line.extend_from_slice(message);
+    line.push(b'\n');
+    let written = async {
+        pipe.write_all(&line).await?;
+        pipe.flush().await
+    };
+    written.await.map_err(|_| ClientError::Closed)
+}
+
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
@@ -166,6 +209,7 @@ async fn read_responses(
     pending: Pending,
     limits: Limits,
     notify: Option<Notify>,
+    responder: Responder,
 ) {
     let mut lines = BufReader::new(stdout);
     let mut line = Vec::new();
@@ -182,9 +226,37 @@ async fn read_responses(
         if text.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
+        if responder.legacy.load(Ordering::Acquire) && is_request(text, &limits) {
+            responder.answer(text.to_vec()).await;
+            continue;
+        }
         route(text, &pending, &limits, notify.as_ref());
     }
     lock(&pending).clear();
+}
+
+/// Whether `message` is a request (a method and an id of any kind).
+fn is_request(message: &[u8], limits: &Limits) -> bool {
+    parse(message, limits).is_ok_and(|v| v.get("method").is_some() && v.get("id").is_some())
+}
+
+impl Responder {
+    /// Answers the server's request `message` in a task of its own, at most
+    /// [`MAX_CONCURRENT_SERVER_REQUESTS`] at a time (the reader waits for a place).
+    async fn answer(&self, message: Vec<u8>) {
+        let Ok(permit) = Arc::clone(&self.permits).acquire_owned().await else {
+            return;
+        };
+        let handlers = self.handlers.clone();
+        let stdin = Arc::clone(&self.stdin);
+        let limits = self.limits;
+        tokio::spawn(async move {
+            if let Some(response) = server_requests::answer(&handlers, &message, &limits).await {
+                let _ = write_line(&stdin, &response).await;
+            }
+            drop(permit);
+        });
+    }
 }
 
 /// Hands one message to its waiter or to the notification callback.
@@ -193,12 +265,13 @@ pub(crate) fn route(message: &[u8], pending: &Pending, limits: &Limits, notify: 
         tracing::warn!("the server wrote a line that is not JSON; ignored");
         return;
     };
+    let has_id = value.get("id").is_some_and(|id| !id.is_null());
     let id = value.get("id").and_then(|id| id.as_i64());
     match (value.get("method"), id) {
-        (Some(_), Some(_)) => {
+        (Some(_), _) if has_id => {
             tracing::warn!("the server sent a request, which 2026-07-28 forbids; ignored");
         }
-        (Some(_), None) => {
+        (Some(_), _) => {
             if let Some(notify) = notify {
                 notify(super::handlers::json_of(message));
             }

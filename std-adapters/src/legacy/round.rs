@@ -140,6 +140,12 @@ pub(crate) trait Link: Send {
 
     /// Where the handler's progress and log notifications go, ahead of the reply.
     fn notifier(&mut self) -> &mut (dyn Notifier + Send);
+
+    /// The request starts (`true`) or stops (`false`) waiting for the client's answers: a
+    /// transport whose every running request waits knows only the client can go on.
+    fn waiting(&self, waiting: bool) {
+        let _ = waiting;
+    }
 }
 
 /// A bounded table of bridged requests waiting for the client's answer, by [`BridgeId`].
@@ -299,7 +305,8 @@ where
             Ok(leg) => leg,
             Err(e) => return reply_bridge_error(buffers, id, e),
         };
-        let leg = match gather(
+        link.waiting(true);
+        let gathered = gather(
             link,
             config,
             &limits,
@@ -309,8 +316,9 @@ where
             id,
             cancelled.as_mut(),
         )
-        .await
-        {
+        .await;
+        link.waiting(false);
+        let leg = match gathered {
             Ok(leg) => leg,
             Err(end) => return end,
         };

@@ -18,6 +18,7 @@
 
 use std::collections::HashSet;
 use std::future::poll_fn;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
 use std::task::Poll;
 
@@ -50,6 +51,8 @@ pub(crate) struct Legacy {
     session: OnceLock<Mutex<Session>>,
     subscriptions: Mutex<HashSet<String>>,
     answers: Answers,
+    /// Requests waiting for the client's answers (each holds its reader slot).
+    waiting: AtomicUsize,
 }
 
 /// What the gate made of one line.
@@ -95,6 +98,7 @@ impl Legacy {
             session: OnceLock::new(),
             subscriptions: Mutex::new(HashSet::new()),
             answers: Answers::new(bridge.max_waiting),
+            waiting: AtomicUsize::new(0),
         }
     }
 
@@ -105,6 +109,38 @@ impl Legacy {
     /// The client's input ended: no answer to a bridged request can come any more.
     pub(crate) fn end_of_input(&self) {
         self.answers.close();
+    }
+
+    /// Whether each of the `busy` reader slots waits for the client's answers: then no slot
+    /// frees until the reader reaches the answers, which may lie behind the line it holds.
+    pub(crate) fn stalled(&self, busy: usize) -> bool {
+        busy > 0 && self.waiting.load(Ordering::Relaxed) >= busy
+    }
+
+    /// Refuses the request on `line` that found every slot waiting for this client's
+    /// answers ([`Legacy::stalled`]), so the reader can go on to the answers: holding it would
+    /// wait for the answer timeout, reading past it would buffer without bound.
+    pub(crate) async fn refuse_stalled(
+        &self,
+        line: &[u8],
+        limits: &Limits,
+        output: &Output,
+    ) -> Result<(), Closed> {
+        let Ok(Incoming::Request(request)) = rpc::parse(line, limits) else {
+            return Ok(());
+        };
+        tracing::warn!("every slot waits for the client's answers; a request was refused");
+        let mut out = [0u8; 512];
+        send(&mut out, output, |w| {
+            rpc::write_error(
+                w,
+                Some(request.id),
+                ErrorCode::INTERNAL_ERROR,
+                "The server is busy: every request in flight waits for this client's answers",
+                None,
+            );
+        })
+        .await
     }
 
     /// Whether the connection opened with `initialize`.
@@ -457,6 +493,14 @@ impl Link for StdioLink<'_> {
 
     fn notifier(&mut self) -> &mut (dyn Notifier + Send) {
         &mut self.notifier
+    }
+
+    fn waiting(&self, waiting: bool) {
+        if waiting {
+            self.legacy.waiting.fetch_add(1, Ordering::Relaxed);
+        } else {
+            self.legacy.waiting.fetch_sub(1, Ordering::Relaxed);
+        }
     }
 }
 

@@ -342,6 +342,16 @@ impl<A: AsyncHandler + 'static> Session<A> {
             if ended && reader.busy == 0 {
                 break Ok(ReadEnd::Input);
             }
+            if held && !reader.has_room() && self.legacy.stalled(reader.busy) {
+                held = false;
+                let limits = &self.server.config().limits;
+                // A failure means the writer is gone, which the next turn sees.
+                let _ = (self.legacy)
+                    .refuse_stalled(lines.current(), limits, &self.output)
+                    .await;
+                lines.discard();
+                continue;
+            }
             if held && reader.has_room() {
                 held = false;
                 let (slot, mut buffers) = reader.claim(self.max_response_len);
@@ -366,7 +376,11 @@ impl<A: AsyncHandler + 'static> Session<A> {
                 written = &mut *writer => {
                     break Ok(ReadEnd::Writer(written.unwrap_or_else(|e| Err(io::Error::other(e)))));
                 }
-                () = poll_fn(|cx| reader.poll_rounds(cx)), if busy => {}
+                () = poll_fn(|cx| match reader.poll_rounds(cx) {
+                    // The rounds just polled may all have come to wait for the client.
+                    Poll::Pending if held && self.legacy.stalled(reader.busy) => Poll::Ready(()),
+                    polled => polled,
+                }), if busy => {}
                 line = lines.next(), if readable => match line {
                     Err(e) => break Err(e),
                     Ok(None) => {

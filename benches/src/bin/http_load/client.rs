@@ -22,9 +22,10 @@ const META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-0
 /// The `_meta` of a request from a client that can answer form elicitations.
 const ELICITING_META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{}}}}"#;
 /// What `echo` is asked to return.
-const ECHO_TEXT: &str = "hello from http_load";
+pub(crate) const ECHO_TEXT: &str = "hello from http_load";
 /// What the flow's last leg returns for the answers the clients give.
-const FLOW_RESULT: &str = r#"{\"color\":\"teal\",\"style\":\"bold\",\"status\":\"preview\"}"#;
+pub(crate) const FLOW_RESULT: &str =
+    r#"{\"color\":\"teal\",\"style\":\"bold\",\"status\":\"preview\"}"#;
 
 /// Where the server listens: a loopback address and the endpoint's path.
 #[derive(Debug)]

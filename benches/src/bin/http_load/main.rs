@@ -25,6 +25,7 @@
 //! Prints a table, then one JSON line (starting `{"bench":"http_load"`) for machines.
 
 mod client;
+mod legacy;
 mod peers;
 mod server;
 mod stats;
@@ -59,6 +60,8 @@ usage: http_load [--server PATH | --url URL [--pid PID]] [options]
   --stdio          flood PATH --stdio instead: every request written at once
   --requests N     with --stdio: echo requests (default 400000)
   --flows N        with --stdio or --peer: 3-leg flows (default 100000)
+  --legacy         with --stdio: each scenario again in a legacy (initialize) session, the
+                   flow's questions bridged as elicitation/create (32 flows open at once)
   --peer PATH      side by side: every HTTP row (echo and flow, 16 and 64 clients) and
                    stdio row against the server (--server) and then PATH, with ratios
   --backlogs LIST  with --peer: stdio echo rows, requests written at once
@@ -79,6 +82,8 @@ struct Options {
     label: Option<String>,
     /// Flood the server over stdio instead of loading it over HTTP.
     stdio: bool,
+    /// With `stdio`: each scenario again in a legacy session.
+    legacy: bool,
     requests: u64,
     flows: u64,
     /// The second server of a side-by-side run.
@@ -99,6 +104,7 @@ fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Option<Options>,
         timeout: Duration::from_secs(10),
         label: None,
         stdio: false,
+        legacy: false,
         requests: 400_000,
         flows: 100_000,
         peer: None,
@@ -111,6 +117,10 @@ fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Option<Options>,
         }
         if arg == "--stdio" {
             options.stdio = true;
+            continue;
+        }
+        if arg == "--legacy" {
+            options.legacy = true;
             continue;
         }
         let value = args.next().ok_or(format!("{arg} needs a value"))?;
@@ -333,21 +343,35 @@ fn run_stdio(options: &Options) -> Result<bool, String> {
         server::load_average()
     );
     println!(
-        "{:<28} {:>9} {:>10} {:>10} {:>7} {:>7} {:>10}",
+        "{:<32} {:>9} {:>10} {:>10} {:>7} {:>7} {:>10}",
         "scenario", "done", "per s", "req per s", "errors", "srv cpu", "peak RSS"
     );
     let mut clean = true;
     let mut line = json!({"bench": "stdio_load", "label": label, "cpus": server::cpus()});
-    for &scenario in &options.scenarios {
+    let eras: &[bool] = if options.legacy {
+        &[false, true]
+    } else {
+        &[false]
+    };
+    let runs = options
+        .scenarios
+        .iter()
+        .flat_map(|&scenario| eras.iter().map(move |&legacy| (scenario, legacy)));
+    for (scenario, legacy) in runs {
         let units = match scenario {
             Scenario::Echo => options.requests,
             Scenario::Flow => options.flows,
         };
-        let f = stdio::flood(&path, scenario, units)?;
+        let f = if legacy {
+            legacy::flood(&path, scenario, units)?
+        } else {
+            stdio::flood(&path, scenario, units)?
+        };
         let seconds = f.elapsed.as_secs_f64();
+        let era = if legacy { "legacy " } else { "" };
         println!(
-            "{:<28} {:>9} {:>10.0} {:>10.0} {:>7} {:>7} {:>10}",
-            name(scenario),
+            "{:<32} {:>9} {:>10.0} {:>10.0} {:>7} {:>7} {:>10}",
+            format!("{era}{}", name(scenario)),
             f.completed,
             f.completed as f64 / seconds,
             f.requests as f64 / seconds,
@@ -355,9 +379,11 @@ fn run_stdio(options: &Options) -> Result<bool, String> {
             or_dash(f.server_cores.map(|c| format!("{c:.2}"))),
             or_dash(f.peak_rss_kib.map(mib)),
         );
-        let key = match scenario {
-            Scenario::Echo => "echo",
-            Scenario::Flow => "flow",
+        let key = match (scenario, legacy) {
+            (Scenario::Echo, false) => "echo",
+            (Scenario::Flow, false) => "flow",
+            (Scenario::Echo, true) => "legacy_echo",
+            (Scenario::Flow, true) => "legacy_flow",
         };
         line[key] = json!({
             "units": units,

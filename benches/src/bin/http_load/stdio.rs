@@ -24,7 +24,7 @@ use crate::server;
 const CHUNK: u64 = 1_000;
 
 /// What one stdio flood measured.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub struct Flood {
     /// Units of work completed (requests for `echo`, whole flows for `flow`).
     pub completed: u64,
@@ -43,9 +43,63 @@ pub struct Flood {
 }
 
 impl Flood {
-    fn fail(&mut self, problem: String) {
+    pub(crate) fn fail(&mut self, problem: String) {
         self.errors += 1;
         self.first_error.get_or_insert(problem);
+    }
+
+    /// Records the time since `started`, the server's peak memory and its CPU since
+    /// `cpu_before`, before its input is closed.
+    pub(crate) fn finish(&mut self, pid: &str, started: Instant, cpu_before: Option<Duration>) {
+        self.elapsed = started.elapsed();
+        self.peak_rss_kib = server::memory(pid).map(|m| m.hwm_kib);
+        let cpu = server::cpu_time(pid)
+            .zip(cpu_before)
+            .map(|(a, b)| a.saturating_sub(b));
+        self.server_cores = cpu.map(|c| c.as_secs_f64() / self.elapsed.as_secs_f64());
+    }
+
+    /// Reads the next line the server wrote into `line` and counts it; `false` at the end
+    /// of its output (counted as a failure).
+    pub(crate) fn read_line(
+        &mut self,
+        reader: &mut impl BufRead,
+        line: &mut Vec<u8>,
+    ) -> Result<bool, String> {
+        line.clear();
+        match reader.read_until(b'\n', line) {
+            Ok(0) => {
+                self.fail(format!(
+                    "the server closed its output after {} answers",
+                    self.requests
+                ));
+                Ok(false)
+            }
+            Ok(_) => {
+                self.requests += 1;
+                Ok(true)
+            }
+            Err(e) => Err(format!("reading answers: {e}")),
+        }
+    }
+
+    /// The numeric id of the answer `line`, when it has one not answered before (`seen`
+    /// marks them); otherwise the failure is counted.
+    pub(crate) fn first_answer(&mut self, line: &[u8], seen: &mut [u8]) -> Option<u64> {
+        let Some(id) = reply_id(line) else {
+            self.fail(format!("no id in {}", String::from_utf8_lossy(line)));
+            return None;
+        };
+        match seen.get_mut(id as usize) {
+            Some(mark @ 0) => {
+                *mark = 1;
+                Some(id)
+            }
+            _ => {
+                self.fail(format!("id {id} answered twice or never asked"));
+                None
+            }
+        }
     }
 }
 
@@ -61,15 +115,7 @@ pub fn flood(path: &Path, scenario: Scenario, units: u64) -> Result<Flood, Strin
     let writer = std::thread::spawn(move || write_all(stdin, &to_write));
     let cpu_before = server::cpu_time(&pid);
     let started = Instant::now();
-    let mut flood = Flood {
-        completed: 0,
-        requests: 0,
-        elapsed: Duration::ZERO,
-        peak_rss_kib: None,
-        server_cores: None,
-        errors: 0,
-        first_error: None,
-    };
+    let mut flood = Flood::default();
     let first_ids = (0..units).map(|n| match scenario {
         Scenario::Echo => (n + 1, echo_body(n + 1)),
         Scenario::Flow => (n * 4 + 1, flow_body(n * 4 + 1, None)),
@@ -92,30 +138,12 @@ pub fn flood(path: &Path, scenario: Scenario, units: u64) -> Result<Flood, Strin
     let mut reader = BufReader::with_capacity(1 << 16, stdout);
     let mut line = Vec::new();
     while flood.requests < expected {
-        line.clear();
-        match reader.read_until(b'\n', &mut line) {
-            Ok(0) => {
-                flood.fail(format!(
-                    "the server closed its output after {} answers",
-                    flood.requests
-                ));
-                break;
-            }
-            Ok(_) => {}
-            Err(e) => return Err(format!("reading answers: {e}")),
+        if !flood.read_line(&mut reader, &mut line)? {
+            break;
         }
-        flood.requests += 1;
-        let Some(id) = reply_id(&line) else {
-            flood.fail(format!("no id in {}", String::from_utf8_lossy(&line)));
+        let Some(id) = flood.first_answer(&line, &mut seen) else {
             continue;
         };
-        match seen.get_mut(id as usize) {
-            Some(0) => seen[id as usize] = 1,
-            _ => {
-                flood.fail(format!("id {id} answered twice or never asked"));
-                continue;
-            }
-        }
         match scenario {
             Scenario::Echo => match echo_mismatch(id, &line) {
                 Some(missing) => flood.fail(format!("echo {id}: {missing} missing")),
@@ -148,12 +176,7 @@ pub fn flood(path: &Path, scenario: Scenario, units: u64) -> Result<Flood, Strin
             }
         }
     }
-    flood.elapsed = started.elapsed();
-    flood.peak_rss_kib = server::memory(&pid).map(|m| m.hwm_kib);
-    let cpu = server::cpu_time(&pid)
-        .zip(cpu_before)
-        .map(|(a, b)| a.saturating_sub(b));
-    flood.server_cores = cpu.map(|c| c.as_secs_f64() / flood.elapsed.as_secs_f64());
+    flood.finish(&pid, started, cpu_before);
     drop(lines);
     let _ = writer.join();
     let _ = child.kill();
@@ -163,7 +186,7 @@ pub fn flood(path: &Path, scenario: Scenario, units: u64) -> Result<Flood, Strin
 
 /// Writes every chunk it is given, in order, until the sender is gone; flushes whenever
 /// nothing more is waiting.
-fn write_all(stdin: ChildStdin, chunks: &mpsc::Receiver<Vec<u8>>) {
+pub(crate) fn write_all(stdin: ChildStdin, chunks: &mpsc::Receiver<Vec<u8>>) {
     let mut out = BufWriter::with_capacity(1 << 16, stdin);
     while let Ok(chunk) = chunks.recv() {
         if out.write_all(&chunk).is_err() {
@@ -199,7 +222,7 @@ fn request_state(line: &[u8]) -> Option<String> {
 }
 
 /// The numeric `"id"` of an answer line, found without parsing the whole line.
-fn reply_id(line: &[u8]) -> Option<u64> {
+pub(crate) fn reply_id(line: &[u8]) -> Option<u64> {
     let at = line.windows(5).position(|w| w == b"\"id\":")? + 5;
     let digits = line[at..].iter().take_while(|b| b.is_ascii_digit()).count();
     std::str::from_utf8(&line[at..at + digits])
