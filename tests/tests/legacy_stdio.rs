@@ -188,6 +188,40 @@ fn form(message: &str, schema: &str) -> Value {
         "requestedSchema": serde_json::from_str::<Value>(schema).expect("a schema")})
 }
 
+/// A default-configured connection to `server` with a 2025-11-25 session whose client
+/// declared `capabilities`.
+async fn session<A: AsyncHandler + 'static>(
+    server: Server<'static, A>,
+    capabilities: Value,
+) -> Client {
+    let mut client = Client::start(server, StdioConfig::default());
+    client.initialize("2025-11-25", capabilities).await;
+    client
+}
+
+/// The reply's first text block, parsed as JSON.
+fn text_json(reply: &Value) -> Value {
+    let text = reply["result"]["content"][0]["text"]
+        .as_str()
+        .expect("a text block");
+    serde_json::from_str(text).expect("JSON text")
+}
+
+/// A form-capable legacy session whose `book_trip` call `id` has asked its three questions:
+/// the session and the three bridged requests.
+async fn trip_asked(id: u64) -> (Client, [Value; 3]) {
+    let mut client = session(fixture(), json!({"elicitation": {}})).await;
+    client
+        .send(call(id, "book_trip", json!({"traveller": "Ada"})))
+        .await;
+    let asked = [
+        client.next().await,
+        client.next().await,
+        client.next().await,
+    ];
+    (client, asked)
+}
+
 fn all_caps() -> Value {
     json!({"elicitation": {"form": {}, "url": {}}, "sampling": {}, "roots": {}})
 }
@@ -316,8 +350,7 @@ async fn an_unknown_version_gets_the_newest_and_an_older_one_itself() {
 
 #[tokio::test]
 async fn results_lose_the_2026_only_fields() {
-    let mut client = Client::start(demo(), StdioConfig::default());
-    client.initialize("2025-11-25", json!({})).await;
+    let mut client = session(demo(), json!({})).await;
     client.send(call(1, "echo", json!({"text": "hi"}))).await;
     assert_eq!(client.next().await, text(1, "hi"));
     client
@@ -338,8 +371,7 @@ async fn results_lose_the_2026_only_fields() {
 
 #[tokio::test]
 async fn set_level_reaches_handlers_and_progress_echoes_the_token() {
-    let mut client = Client::start(demo(), StdioConfig::default());
-    client.initialize("2025-11-25", json!({})).await;
+    let mut client = session(demo(), json!({})).await;
     // Before setLevel the handler logs nothing.
     client
         .send(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
@@ -425,8 +457,7 @@ fn modern_ping(id: u64) -> Value {
 
 #[tokio::test]
 async fn a_modern_request_on_a_legacy_connection_is_refused() {
-    let mut client = Client::start(demo(), StdioConfig::default());
-    client.initialize("2025-11-25", json!({})).await;
+    let mut client = session(demo(), json!({})).await;
     client.send(modern_ping(1)).await;
     assert_eq!(
         client.next().await,
@@ -532,16 +563,8 @@ fn trip_requests() -> [Value; 3] {
 
 #[tokio::test]
 async fn form_elicitations_are_bridged_and_the_handler_finishes_with_the_answers() {
-    let mut client = Client::start(fixture(), StdioConfig::default());
-    client
-        .initialize("2025-11-25", json!({"elicitation": {}}))
-        .await;
-    client
-        .send(call(7, "book_trip", json!({"traveller": "Ada"})))
-        .await;
-    for expected in trip_requests() {
-        assert_eq!(client.next().await, expected);
-    }
+    let (mut client, asked) = trip_asked(7).await;
+    assert_eq!(asked, trip_requests());
     client
         .send(result("snodo-bridge-2", accept(json!({"city": "Oslo"}))))
         .await;
@@ -556,9 +579,7 @@ async fn form_elicitations_are_bridged_and_the_handler_finishes_with_the_answers
         .await;
     let done = client.next().await;
     assert_eq!(done["id"], 7);
-    let trip: Value =
-        serde_json::from_str(done["result"]["content"][0]["text"].as_str().expect("text"))
-            .expect("JSON text");
+    let trip = text_json(&done);
     assert_eq!(
         trip,
         json!({"traveller": "Ada", "origin": "Lyon", "destination": "Oslo", "date": "2026-08-01"})
@@ -608,10 +629,7 @@ async fn an_older_client_gets_forms_without_mode() {
 #[tokio::test]
 async fn a_url_elicitation_carries_the_bridge_id_as_its_elicitation_id() {
     let server = typed_preferences_server(&StateKeys::Own);
-    let mut client = Client::start(server, StdioConfig::default());
-    client
-        .initialize("2025-11-25", json!({"elicitation": {"url": {}}}))
-        .await;
+    let mut client = session(server, json!({"elicitation": {"url": {}}})).await;
     client.send(call(1, "url_preview", json!({}))).await;
     assert_eq!(
         client.next().await,
@@ -631,19 +649,14 @@ async fn a_url_elicitation_carries_the_bridge_id_as_its_elicitation_id() {
         .await;
     let done = client.next().await;
     assert_eq!(done["id"], 1);
-    let consent: Value =
-        serde_json::from_str(done["result"]["content"][0]["text"].as_str().expect("text"))
-            .expect("JSON text");
+    let consent = text_json(&done);
     assert_eq!(consent["consent"], "accept");
     client.close().await;
 }
 
 #[tokio::test]
 async fn sampling_is_bridged() {
-    let mut client = Client::start(fixture(), StdioConfig::default());
-    client
-        .initialize("2025-11-25", json!({"sampling": {}}))
-        .await;
+    let mut client = session(fixture(), json!({"sampling": {}})).await;
     client.send(call(1, "summarize", json!({}))).await;
     assert_eq!(
         client.next().await,
@@ -670,8 +683,7 @@ async fn sampling_is_bridged() {
 
 #[tokio::test]
 async fn roots_are_bridged() {
-    let mut client = Client::start(fixture(), StdioConfig::default());
-    client.initialize("2025-11-25", json!({"roots": {}})).await;
+    let mut client = session(fixture(), json!({"roots": {}})).await;
     client.send(call(1, "scan_roots", json!({}))).await;
     assert_eq!(
         client.next().await,
@@ -692,8 +704,7 @@ async fn roots_are_bridged() {
 
 #[tokio::test]
 async fn a_mixed_leg_sends_all_three_kinds_at_once() {
-    let mut client = Client::start(fixture(), StdioConfig::default());
-    client.initialize("2025-11-25", all_caps()).await;
+    let mut client = session(fixture(), all_caps()).await;
     client.send(call(1, "audit", json!({}))).await;
     let mut asked = [
         client.next().await,
@@ -775,9 +786,7 @@ async fn two_legs_on_one_slot_read_the_answers_while_it_waits() {
         .await;
     let done = client.next().await;
     assert_eq!(done["id"], 1);
-    let preview: Value =
-        serde_json::from_str(done["result"]["content"][0]["text"].as_str().expect("text"))
-            .expect("JSON text");
+    let preview = text_json(&done);
     assert_eq!(preview["color"], "teal");
     assert_eq!(preview["style"], "compact");
     client.close().await;
@@ -785,16 +794,7 @@ async fn two_legs_on_one_slot_read_the_answers_while_it_waits() {
 
 #[tokio::test]
 async fn a_declined_form_reaches_the_handler() {
-    let mut client = Client::start(fixture(), StdioConfig::default());
-    client
-        .initialize("2025-11-25", json!({"elicitation": {}}))
-        .await;
-    client
-        .send(call(1, "book_trip", json!({"traveller": "Ada"})))
-        .await;
-    for _ in 0..3 {
-        client.next().await;
-    }
+    let (mut client, _) = trip_asked(1).await;
     client
         .send(result("snodo-bridge-1", json!({"action": "decline"})))
         .await;
@@ -813,16 +813,7 @@ async fn a_declined_form_reaches_the_handler() {
 
 #[tokio::test]
 async fn an_error_answer_ends_the_request_and_cancels_the_rest() {
-    let mut client = Client::start(fixture(), StdioConfig::default());
-    client
-        .initialize("2025-11-25", json!({"elicitation": {}}))
-        .await;
-    client
-        .send(call(1, "book_trip", json!({"traveller": "Ada"})))
-        .await;
-    for _ in 0..3 {
-        client.next().await;
-    }
+    let (mut client, _) = trip_asked(1).await;
     client
         .send(json!({"jsonrpc": "2.0", "id": "snodo-bridge-2",
             "error": {"code": -1, "message": "User rejected"}}))
@@ -848,16 +839,7 @@ async fn an_error_answer_ends_the_request_and_cancels_the_rest() {
 
 #[tokio::test]
 async fn cancelling_the_request_ends_the_wait_without_a_response() {
-    let mut client = Client::start(fixture(), StdioConfig::default());
-    client
-        .initialize("2025-11-25", json!({"elicitation": {}}))
-        .await;
-    client
-        .send(call(4, "book_trip", json!({"traveller": "Ada"})))
-        .await;
-    for _ in 0..3 {
-        client.next().await;
-    }
+    let (mut client, _) = trip_asked(4).await;
     client
         .send(result("snodo-bridge-1", accept(json!({"city": "Lyon"}))))
         .await;
@@ -911,10 +893,7 @@ async fn an_unanswered_request_times_out() {
 
 #[tokio::test]
 async fn a_client_without_the_capability_is_never_asked() {
-    let mut client = Client::start(fixture(), StdioConfig::default());
-    client
-        .initialize("2025-11-25", json!({"elicitation": {}}))
-        .await;
+    let mut client = session(fixture(), json!({"elicitation": {}})).await;
     client.send(call(1, "summarize", json!({}))).await;
     assert_eq!(
         client.next().await,
@@ -996,9 +975,7 @@ async fn the_example_binary_serves_a_legacy_host() {
         .await;
     let done = client.next().await;
     assert_eq!(done["id"], 1);
-    let preview: Value =
-        serde_json::from_str(done["result"]["content"][0]["text"].as_str().expect("text"))
-            .expect("JSON text");
+    let preview = text_json(&done);
     assert_eq!(preview["color"], "teal");
     assert_eq!(preview["style"], "compact");
     assert_eq!(client.close().await, Vec::<Value>::new());

@@ -38,6 +38,11 @@ pub fn settle(reply: &[u8], limits: &Limits, w: &mut Writer<'_>) -> Result<Settl
     let root = root.as_object().ok_or(NotAResponse)?;
     let id = root.get("id").and_then(Id::from_value);
     if let Some(error) = root.get("error").and_then(|e| e.as_object()) {
+        // A response carries a result or an error, never both: copying such a message
+        // would pass its modern result members on to the legacy client.
+        if root.get("result").is_some() {
+            return Err(NotAResponse);
+        }
         let code = error.get("code").and_then(|c| c.as_i64());
         if code == Some(i64::from(ErrorCode::MISSING_CLIENT_CAPABILITY.0)) {
             let missing = error

@@ -42,8 +42,31 @@ fn call_line(id: usize) -> String {
     ) + "\n"
 }
 
+/// The same call in a legacy session: no `_meta` envelope.
+fn legacy_call_line(id: usize) -> String {
+    let tool = if id % 3 == 0 { "slow" } else { "echo" };
+    format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"{tool}","arguments":{{}}}}}}"#
+    ) + "\n"
+}
+
+/// Opens a legacy session (its reply has id 0).
+const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"flood","version":"1"}}}
+"#;
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_flood_stays_within_the_configured_slots_and_output_buffer() {
+    flood_within_bounds("", call_line).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_legacy_flood_stays_within_the_same_bounds() {
+    flood_within_bounds(INITIALIZE, legacy_call_line).await;
+}
+
+/// Writes `opening`, then `call(1..=REQUESTS)` at once, reads slowly, and checks every
+/// bound and that each request was answered exactly once.
+async fn flood_within_bounds(opening: &'static str, call: fn(usize) -> String) {
     const REQUESTS: usize = 5_000;
     const SLOTS: usize = 4;
     const WRITE_BUFFER: usize = 2_048;
@@ -59,7 +82,7 @@ async fn a_flood_stays_within_the_configured_slots_and_output_buffer() {
     let (server_out, client_out) = tokio::io::duplex(256);
     let serving = tokio::spawn(serve_inner(server, server_in, server_out, config, None));
     let flood = tokio::spawn(async move {
-        let all: String = (1..=REQUESTS).map(call_line).collect();
+        let all: String = opening.to_owned() + &(1..=REQUESTS).map(call).collect::<String>();
         client_in.write_all(all.as_bytes()).await.unwrap();
     });
     let mut answers = HashMap::<u64, usize>::new();
@@ -71,8 +94,11 @@ async fn a_flood_stays_within_the_configured_slots_and_output_buffer() {
             serde_json::Value::Null,
             "{line}"
         );
+        assert!(reply["result"].is_object(), "a result: {line}");
         *answers.entry(reply["id"].as_u64().unwrap()).or_default() += 1;
     }
+    // The legacy handshake's reply.
+    answers.remove(&0);
     flood.await.unwrap();
     let (served, high_water) = serving.await.unwrap();
     served.unwrap();

@@ -19,7 +19,7 @@ use std::time::Instant;
 
 use crate::client::{ECHO_TEXT, FLOW_RESULT, Scenario};
 use crate::server;
-use crate::stdio::{Flood, reply_id, write_all};
+use crate::stdio::{Flood, write_all};
 
 /// Flows open at once: half the stdio adapter's default slots.
 const WINDOW: u64 = 32;
@@ -108,19 +108,9 @@ pub fn flood(path: &Path, scenario: Scenario, units: u64) -> Result<Flood, Strin
     let expected = units * scenario.legs() as u64;
     let mut seen = vec![0u8; (units * 4 + 4) as usize];
     while flood.requests < expected {
-        line.clear();
-        match reader.read_until(b'\n', &mut line) {
-            Ok(0) => {
-                flood.fail(format!(
-                    "the server closed its output after {} answers",
-                    flood.requests
-                ));
-                break;
-            }
-            Ok(_) => {}
-            Err(e) => return Err(format!("reading answers: {e}")),
+        if !flood.read_line(&mut reader, &mut line)? {
+            break;
         }
-        flood.requests += 1;
         if let Some(bridge_id) = bridged_id(&line) {
             let reply = answer(&bridge_id, &line);
             lines
@@ -128,17 +118,9 @@ pub fn flood(path: &Path, scenario: Scenario, units: u64) -> Result<Flood, Strin
                 .map_err(|_| "the writer stopped")?;
             continue;
         }
-        let Some(id) = reply_id(&line) else {
-            flood.fail(format!("no id in {}", String::from_utf8_lossy(&line)));
+        let Some(id) = flood.first_answer(&line, &mut seen) else {
             continue;
         };
-        match seen.get_mut(id as usize) {
-            Some(0) => seen[id as usize] = 1,
-            _ => {
-                flood.fail(format!("id {id} answered twice or never asked"));
-                continue;
-            }
-        }
         let text = match scenario {
             Scenario::Echo => ECHO_TEXT,
             Scenario::Flow => FLOW_RESULT,
@@ -154,12 +136,7 @@ pub fn flood(path: &Path, scenario: Scenario, units: u64) -> Result<Flood, Strin
             next += 1;
         }
     }
-    flood.elapsed = started.elapsed();
-    flood.peak_rss_kib = server::memory(&pid).map(|m| m.hwm_kib);
-    let cpu = server::cpu_time(&pid)
-        .zip(cpu_before)
-        .map(|(a, b)| a.saturating_sub(b));
-    flood.server_cores = cpu.map(|c| c.as_secs_f64() / flood.elapsed.as_secs_f64());
+    flood.finish(&pid, started, cpu_before);
     drop(lines);
     let _ = writer.join();
     let _ = child.kill();

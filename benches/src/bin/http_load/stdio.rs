@@ -47,6 +47,60 @@ impl Flood {
         self.errors += 1;
         self.first_error.get_or_insert(problem);
     }
+
+    /// Records the time since `started`, the server's peak memory and its CPU since
+    /// `cpu_before`, before its input is closed.
+    pub(crate) fn finish(&mut self, pid: &str, started: Instant, cpu_before: Option<Duration>) {
+        self.elapsed = started.elapsed();
+        self.peak_rss_kib = server::memory(pid).map(|m| m.hwm_kib);
+        let cpu = server::cpu_time(pid)
+            .zip(cpu_before)
+            .map(|(a, b)| a.saturating_sub(b));
+        self.server_cores = cpu.map(|c| c.as_secs_f64() / self.elapsed.as_secs_f64());
+    }
+
+    /// Reads the next line the server wrote into `line` and counts it; `false` at the end
+    /// of its output (counted as a failure).
+    pub(crate) fn read_line(
+        &mut self,
+        reader: &mut impl BufRead,
+        line: &mut Vec<u8>,
+    ) -> Result<bool, String> {
+        line.clear();
+        match reader.read_until(b'\n', line) {
+            Ok(0) => {
+                self.fail(format!(
+                    "the server closed its output after {} answers",
+                    self.requests
+                ));
+                Ok(false)
+            }
+            Ok(_) => {
+                self.requests += 1;
+                Ok(true)
+            }
+            Err(e) => Err(format!("reading answers: {e}")),
+        }
+    }
+
+    /// The numeric id of the answer `line`, when it has one not answered before (`seen`
+    /// marks them); otherwise the failure is counted.
+    pub(crate) fn first_answer(&mut self, line: &[u8], seen: &mut [u8]) -> Option<u64> {
+        let Some(id) = reply_id(line) else {
+            self.fail(format!("no id in {}", String::from_utf8_lossy(line)));
+            return None;
+        };
+        match seen.get_mut(id as usize) {
+            Some(mark @ 0) => {
+                *mark = 1;
+                Some(id)
+            }
+            _ => {
+                self.fail(format!("id {id} answered twice or never asked"));
+                None
+            }
+        }
+    }
 }
 
 /// Floods `path --stdio` with `units` of `scenario`, all written at once.
@@ -84,30 +138,12 @@ pub fn flood(path: &Path, scenario: Scenario, units: u64) -> Result<Flood, Strin
     let mut reader = BufReader::with_capacity(1 << 16, stdout);
     let mut line = Vec::new();
     while flood.requests < expected {
-        line.clear();
-        match reader.read_until(b'\n', &mut line) {
-            Ok(0) => {
-                flood.fail(format!(
-                    "the server closed its output after {} answers",
-                    flood.requests
-                ));
-                break;
-            }
-            Ok(_) => {}
-            Err(e) => return Err(format!("reading answers: {e}")),
+        if !flood.read_line(&mut reader, &mut line)? {
+            break;
         }
-        flood.requests += 1;
-        let Some(id) = reply_id(&line) else {
-            flood.fail(format!("no id in {}", String::from_utf8_lossy(&line)));
+        let Some(id) = flood.first_answer(&line, &mut seen) else {
             continue;
         };
-        match seen.get_mut(id as usize) {
-            Some(0) => seen[id as usize] = 1,
-            _ => {
-                flood.fail(format!("id {id} answered twice or never asked"));
-                continue;
-            }
-        }
         match scenario {
             Scenario::Echo => match echo_mismatch(id, &line) {
                 Some(missing) => flood.fail(format!("echo {id}: {missing} missing")),
@@ -140,12 +176,7 @@ pub fn flood(path: &Path, scenario: Scenario, units: u64) -> Result<Flood, Strin
             }
         }
     }
-    flood.elapsed = started.elapsed();
-    flood.peak_rss_kib = server::memory(&pid).map(|m| m.hwm_kib);
-    let cpu = server::cpu_time(&pid)
-        .zip(cpu_before)
-        .map(|(a, b)| a.saturating_sub(b));
-    flood.server_cores = cpu.map(|c| c.as_secs_f64() / flood.elapsed.as_secs_f64());
+    flood.finish(&pid, started, cpu_before);
     drop(lines);
     let _ = writer.join();
     let _ = child.kill();

@@ -514,6 +514,15 @@ fn input_required_is_left_to_the_bridge() {
     assert_eq!(settle(b"[", &Limits::default(), &mut w), Err(NotAResponse));
 }
 
+#[test]
+fn a_reply_with_both_a_result_and_an_error_is_not_a_response() {
+    // Found by the `legacy` fuzz target: copying it whole kept `resultType` in the result.
+    let both = br#"{"jsonrpc":"2.0","id":2,"result":{"tools":[],"resultType":"complete"},"error":{"code":-32603,"message":"m"}}"#;
+    let mut out = [0u8; 256];
+    let mut w = crate::json::Writer::new(&mut out);
+    assert_eq!(settle(both, &Limits::default(), &mut w), Err(NotAResponse));
+}
+
 // ---------------------------------------------------------------------------------------------
 // Notifications and the HTTP version header
 
