@@ -5,6 +5,7 @@
 //! scan, no admission, no schema validation.
 
 use super::call::UriText;
+use super::context::RetryAt;
 use super::span::{IdSpan, Span, fingerprint};
 use super::{
     Call, Completion, CompletionRef, PromptGet, Registry, RequestContext, ResourceRead,
@@ -22,6 +23,8 @@ pub struct CallHandle {
     id: IdSpan,
     method: Method,
     params: Option<Span>,
+    /// Relative to the params: the same in a copy of the bytes.
+    retry_at: RetryAt,
     meta: MetaSpans,
     target: Target,
 }
@@ -120,6 +123,7 @@ impl Call<'_> {
             id: IdSpan::of(input, ctx.id)?,
             method: ctx.method,
             params: spans_of(input, ctx.params.map(|p| p.as_value().raw()))?,
+            retry_at: ctx.retry_at,
             meta: MetaSpans {
                 protocol_version: of(meta.protocol_version.raw())?,
                 capabilities: meta.capabilities,
@@ -185,6 +189,7 @@ impl CallHandle {
             },
             round,
             config: server.config(),
+            retry_at: self.retry_at,
         };
         let app = server.app();
         Some(match self.target {

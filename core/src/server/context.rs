@@ -46,7 +46,7 @@ pub struct RequestContext<'a> {
 /// Where the retry fields' values start in the params text, so that reading them does not
 /// walk the params again (past `_meta`, the arguments and a token): two 16-bit offsets, which
 /// fit in the context's padding (a device passes the context by value down deep stacks).
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct RetryAt {
     request_state: u16,
     input_responses: u16,
