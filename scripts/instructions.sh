@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Instructions per operation under callgrind, for the cases of benches/round.rs and
-# benches/state.rs: each case runs with 1 and with N+1 iterations and the difference is
+# Instructions per operation under callgrind, for the cases of benches/round.rs,
+# benches/state.rs and benches/mrtr.rs (the retry round and its floor): each case runs with 1 and with N+1 iterations and the difference is
 # divided by N, so start-up and set-up cancel out.
 #
 #   scripts/instructions.sh            # every case
@@ -27,4 +27,4 @@ fi
 for size in 300 4096; do
     for what in accept round ignored value; do one "$what" "$size"; done
 done
-for what in hmac seal open; do one "$what" 0; done
+for what in hmac seal open retry retry_floor; do one "$what" 0; done

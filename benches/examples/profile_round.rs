@@ -7,12 +7,21 @@
 //! ```
 //!
 //! `WHAT` is `accept`, `round`, `ignored` (serde_json `IgnoredAny`), `value` (serde_json
-//! `Value`), `seal`, `open` or `hmac`; `SIZE` is 300 or 4096 (ignored by the state cases).
+//! `Value`), `seal`, `open`, `hmac`, `retry` (the MRTR retry round of `benches/mrtr.rs`) or
+//! `retry_floor` (its floor: two bare HMACs over the tokens and `IgnoredAny` over the
+//! request), `retry_first` or `retry_final` (legs 1 and 3 of that flow); `SIZE` is 300 or 4096 (ignored by the state and retry cases).
 //! For looking at parts: `parse` (the scanner over the request), `parse_schema` (over the
 //! tool's input schema) and `walk_schema` (every member of the parsed schema skipped over:
 //! mostly its 528-byte `properties`).
 //! The requests, the tool and the state inputs are those of `benches/round.rs` and
 //! `benches/state.rs`.
+
+#[path = "../../std-adapters/examples/preferences_bytes/flow.rs"]
+mod flow;
+#[path = "../../std-adapters/examples/preferences_bytes/mrtr_app.rs"]
+mod mrtr_app;
+#[path = "../src/mrtr_legs.rs"]
+mod mrtr_legs;
 
 use serde::de::IgnoredAny;
 use snodo_core::json::{Limits, parse};
@@ -122,6 +131,7 @@ fn main() {
     let mut scratch = [0u8; OPEN_SCRATCH_LEN];
 
     let schema = parse(SCHEMA.as_bytes(), &Limits::default()).expect("schema");
+    let legs = mrtr_legs::Legs::new();
     for _ in 0..n {
         match what {
             "accept" => match server.accept(black_box(&input), round, &mut out) {
@@ -166,6 +176,18 @@ fn main() {
             }
             "hmac" => {
                 black_box(bare_hmac_sha256(black_box(&KEY_NEW), black_box(&token)));
+            }
+            "retry" => {
+                black_box(legs.retry(&mut out));
+            }
+            "retry_floor" => {
+                black_box(legs.floor());
+            }
+            "retry_first" => {
+                black_box(legs.run(&legs.leg1, &mut out));
+            }
+            "retry_final" => {
+                black_box(legs.run(&legs.leg3, &mut out));
             }
             "parse" => {
                 black_box(parse(black_box(&input), &Limits::default()).is_ok());

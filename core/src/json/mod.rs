@@ -5,6 +5,7 @@
 //! [`Writer`] writes ASCII JSON into a caller-owned buffer.
 
 mod canonical;
+mod one_pass;
 mod scan;
 mod skip;
 mod string;

@@ -6,6 +6,7 @@ use super::call::{
     Call, Completion, CompletionRef, PromptGet, ResourceRead, ResourceTarget, ToolCall, UriText,
     write_trailer,
 };
+use super::context::RetryAt;
 use super::definitions::Refused;
 use super::plans::Plans;
 use super::reply::whole_error;
@@ -222,6 +223,7 @@ impl<'c, A: Registry> Server<'c, A> {
             meta,
             round,
             config: &self.config,
+            retry_at: RetryAt::new(request.params, fields.request_state, fields.input_responses),
         };
         let params = request.params.unwrap_or(Object::EMPTY);
         if method.allows_input_required() {

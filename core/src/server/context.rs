@@ -1,7 +1,7 @@
 //! What every call knows about the request it serves.
 
 use super::{Config, Error, INVALID_STATE};
-use crate::json::{JsonStr, Object, Value};
+use crate::json::{JsonStr, Object, Value, skip_value};
 use crate::mrtr::{Ask, INVALID_RESPONSE, Response};
 use crate::protocol::{ClientCapabilities, Method, RequestMeta};
 use crate::rpc::Id;
@@ -38,6 +38,53 @@ pub struct RequestContext<'a> {
     pub(crate) meta: RequestMeta<'a>,
     pub(crate) round: Round<'a>,
     pub(crate) config: &'a Config<'a>,
+    /// Where `requestState` and `inputResponses` start in the params, as the request's one
+    /// parse found them (see [`RetryAt`]).
+    pub(crate) retry_at: RetryAt,
+}
+
+/// Where the retry fields' values start in the params text, so that reading them does not
+/// walk the params again (past `_meta`, the arguments and a token): two 16-bit offsets, which
+/// fit in the context's padding (a device passes the context by value down deep stacks).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct RetryAt {
+    request_state: u16,
+    input_responses: u16,
+}
+
+/// The field is not in the params.
+const ABSENT: u16 = 0;
+/// The field is in params too long for a 16-bit offset: found by walking them.
+const FAR: u16 = u16::MAX;
+
+impl RetryAt {
+    /// The offsets of `request_state` and `input_responses` (slices of the text of `params`).
+    /// (Not inlined: its work stays out of the frame of the routing that calls it.)
+    #[inline(never)]
+    pub(crate) fn new(
+        params: Option<Object<'_>>,
+        request_state: Option<Value<'_>>,
+        input_responses: Option<Value<'_>>,
+    ) -> RetryAt {
+        let text = params.map_or(&[][..], |p| p.as_value().raw());
+        let at = |field: Option<Value<'_>>| match field {
+            None => ABSENT,
+            Some(value) => {
+                // The field is a slice of the params' text; its offset, checked to be one.
+                let raw = value.raw();
+                let offset = (raw.as_ptr() as usize).wrapping_sub(text.as_ptr() as usize);
+                let inside = text.get(offset..offset.wrapping_add(raw.len())) == Some(raw);
+                match u16::try_from(offset) {
+                    Ok(at) if inside && at != ABSENT && at != FAR => at,
+                    _ => FAR,
+                }
+            }
+        };
+        RetryAt {
+            request_state: at(request_state),
+            input_responses: at(input_responses),
+        }
+    }
 }
 
 impl<'a> RequestContext<'a> {
@@ -78,16 +125,28 @@ impl<'a> RequestContext<'a> {
 
     /// `inputResponses` of a retry (checked to be an object of objects before any handler).
     pub fn input_responses(&self) -> Option<Object<'a>> {
-        self.params
-            .and_then(|p| p.get("inputResponses"))
+        self.retry_field(self.retry_at.input_responses, "inputResponses")
             .and_then(|v| v.as_object())
     }
 
     /// `requestState` of a retry (checked to be a string before any handler).
     pub fn request_state(&self) -> Option<JsonStr<'a>> {
-        self.params
-            .and_then(|p| p.get("requestState"))
+        self.retry_field(self.retry_at.request_state, "requestState")
             .and_then(|v| v.as_str())
+    }
+
+    /// The retry field `key` of the params, whose value starts at `at` (see [`RetryAt`]).
+    fn retry_field(&self, at: u16, key: &str) -> Option<Value<'a>> {
+        let params = self.params?;
+        match at {
+            ABSENT => None,
+            FAR => params.get(key),
+            at => {
+                let text = params.as_value().raw();
+                let end = skip_value(text, usize::from(at))?;
+                Some(Value::from_validated(text.get(usize::from(at)..end)?))
+            }
+        }
     }
 
     /// The round's time.
@@ -161,4 +220,71 @@ fn open_escaped<'s>(
     let mut decoded = [0u8; MAX_TOKEN_LEN];
     let token = token.decode_into(&mut decoded).ok_or(InvalidState)?;
     open(token.as_bytes(), binding, options, now, scratch)
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+
+    use super::*;
+    use crate::json::{Limits, parse};
+    use crate::protocol::admit_meta;
+
+    #[test]
+    fn retry_fields_are_read_where_the_parse_found_them_near_and_far() {
+        let limits = Limits::HOST;
+        let config = Config::new("t", "1");
+        for (pad, retry) in [(0, true), (70_000, true), (0, false)] {
+            let fields = if retry {
+                r#","requestState":"s1.tok","inputResponses":{"a":{}}"#
+            } else {
+                ""
+            };
+            let text = std::format!(
+                r#"{{"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{}}}},"arguments":{{"x":"{}"}}{fields}}}"#,
+                "p".repeat(pad)
+            );
+            let params = parse(text.as_bytes(), &limits)
+                .unwrap()
+                .as_object()
+                .unwrap();
+            let at = RetryAt::new(
+                Some(params),
+                params.get("requestState"),
+                params.get("inputResponses"),
+            );
+            // Offsets past 16 bits are not kept: those fields are found by walking.
+            let expected = match (retry, pad) {
+                (false, _) => ABSENT,
+                (true, 0) => text.find("\"s1.tok").unwrap() as u16,
+                (true, _) => FAR,
+            };
+            assert_eq!(at.request_state, expected);
+            let ctx = RequestContext {
+                id: Id::Num(1),
+                method: Method::ToolsCall,
+                params: Some(params),
+                meta: admit_meta(params.get("_meta"), None).unwrap(),
+                round: Round::anonymous(0),
+                config: &config,
+                retry_at: at,
+            };
+            assert_eq!(
+                ctx.request_state().map(|s| s.raw()),
+                retry.then_some(&b"s1.tok"[..])
+            );
+            assert_eq!(
+                ctx.input_responses().map(|r| r.contains("a")),
+                retry.then_some(true)
+            );
+        }
+    }
+
+    #[test]
+    fn a_value_from_other_text_is_found_by_walking() {
+        let params = parse(br#"{"requestState":"x"}"#, &Limits::HOST).unwrap();
+        let other = parse(br#""x""#, &Limits::HOST).unwrap();
+        let at = RetryAt::new(params.as_object(), Some(other), None);
+        assert_eq!((at.request_state, at.input_responses), (FAR, ABSENT));
+    }
 }

@@ -52,7 +52,8 @@ usage: http_load [--server PATH | --url URL [--pid PID]] [options]
   --clients N      concurrent keep-alive connections (default 64)
   --duration SECS  measured window of each scenario (default 10)
   --warmup SECS    load before each window, not counted (default 2)
-  --threads N      this generator's runtime threads (default 1; the server gets the rest)
+  --threads N      this generator's runtime threads (default 1); an HTTP server it starts
+                   gets the CPUs left (at least 1) as TOKIO_WORKER_THREADS, unless set
   --scenario S     echo, flow or both (default both)
   --timeout SECS   longest wait for one response (default 10)
   --label TEXT     what is being measured, echoed in the JSON line (default: the server)
@@ -242,7 +243,7 @@ fn run(options: Options) -> Result<bool, String> {
                 Some(path) => path.clone(),
                 None => default_server()?,
             };
-            let child = server::Server::start(&path)?;
+            let child = server::Server::start(&path, options.threads)?;
             let url = child.url.clone();
             let pid = child.pid();
             (Some(child), url, Some(pid))

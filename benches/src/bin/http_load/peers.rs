@@ -68,7 +68,7 @@ pub fn run(peers: &Peers<'_>) -> Result<bool, String> {
         .map_err(|e| format!("runtime: {e}"))?;
     println!(
         "peers: {} against {}, {} CPUs, load average {}; HTTP rows {:.1} s after {:.1} s \
-         warm-up, generator on {} thread(s)",
+         warm-up, generator on {} thread(s), HTTP servers on {} worker(s)",
         peers.ours.display(),
         peers.theirs.display(),
         server::cpus(),
@@ -76,6 +76,8 @@ pub fn run(peers: &Peers<'_>) -> Result<bool, String> {
         peers.duration.as_secs_f64(),
         peers.warmup.as_secs_f64(),
         peers.threads,
+        std::env::var("TOKIO_WORKER_THREADS")
+            .unwrap_or_else(|_| server::server_threads(peers.threads).to_string()),
     );
     println!(
         "{:<36} {:<36} {:<36} ratio (snodo / rmcp)",
@@ -100,7 +102,7 @@ pub fn run(peers: &Peers<'_>) -> Result<bool, String> {
         };
         let mut both = [Figures::default(); 2];
         for (figures, path) in both.iter_mut().zip([peers.ours, peers.theirs]) {
-            *figures = http(&runtime, path, scenario, plan(clients))?;
+            *figures = http(&runtime, path, peers.threads, scenario, plan(clients))?;
         }
         rows.push(row(&what, both));
     }
@@ -157,10 +159,11 @@ fn row(what: &str, [ours, theirs]: [Figures; 2]) -> Value {
 fn http(
     runtime: &tokio::runtime::Runtime,
     path: &Path,
+    generator_threads: usize,
     scenario: Scenario,
     plan: Plan,
 ) -> Result<Figures, String> {
-    let child = server::Server::start(path)?;
+    let child = server::Server::start(path, generator_threads)?;
     let target = Arc::new(Target::parse(&child.url)?);
     let pid = Some(child.pid().to_string());
     let m: Measured = runtime.block_on(measure(target, scenario, plan, pid));
