@@ -21,12 +21,21 @@
 //!   bridge logs and goes on, and the next frame is read normally.
 //! - **timeout**: no reply within [`DeviceConfig::timeout`].
 //!
+//! A legacy host (one that opens with `initialize`, 2025-11-25 and earlier) is served on
+//! the stdio side with the device unchanged: the bridge keeps the legacy session, answers
+//! `initialize` from the device's `server/discover`, and bridges the device's
+//! `input_required` results to the host as `elicitation/create`, `sampling/createMessage`
+//! or `roots/list`, retrying on the device with the answers (the stdio server's bridge
+//! loop, [`crate::legacy`]).
+//!
 //! One request is on the link at a time (the device serves one at a time); others wait in
 //! a bounded queue. Device notifications before a reply (progress) go to that request's
 //! client.
 
 mod device;
 mod http;
+mod legacy;
+mod rounds;
 mod serial;
 mod stdio;
 

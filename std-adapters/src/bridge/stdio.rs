@@ -1,58 +1,132 @@
 //! The bridge's stdio side: newline-delimited JSON from an MCP client on stdin, the device's
 //! answers on stdout, one request at a time (the device serves one at a time anyway).
+//!
+//! A 2026-07-28 client's messages are relayed as they are. A client that opens with
+//! `initialize` is a legacy host: the bridge keeps its session and bridges the device's
+//! `input_required` results to it ([`super::legacy`]).
 
 use std::io;
 
 use snodo_core::json::{Limits, Writer};
+use snodo_core::legacy::EraSupport;
 use snodo_core::rpc::{self, ErrorCode, Incoming};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::sync::mpsc;
 
 use super::device::{Answer, Device, DeviceError};
+use super::legacy::{Host, QUEUE, Queued};
+use crate::legacy::round::{BridgeConfig, LinkClosed};
+use crate::legacy::stdio::{Admitted, Legacy};
 
 /// Longest line read from the client; longer ones are answered -32600 without being kept.
 const MAX_LINE: usize = 1 << 20;
 
+/// Messages waiting for stdout.
+const OUTPUT_QUEUE: usize = 64;
+
 /// Relays `input` to the device and its answers to `output` until the end of input.
-pub async fn serve<R, W>(device: &Device, input: R, mut output: W) -> io::Result<()>
+pub async fn serve<R, W>(device: &Device, input: R, output: W) -> io::Result<()>
 where
     R: AsyncRead + Unpin,
     W: AsyncWrite + Unpin,
 {
+    let bridge = BridgeConfig::DEFAULT;
+    let legacy = Legacy::new(EraSupport::Both, bridge, 0);
+    let host = Host::new(device, legacy, bridge);
+    let (lines, outgoing) = mpsc::channel(OUTPUT_QUEUE);
+    let (queue, queued) = mpsc::channel(QUEUE);
+    let reader = read(&host, input, lines.clone(), queue);
+    let runner = host.run(queued, lines);
+    let (read, (), written) = tokio::join!(reader, runner, write_lines(outgoing, output));
+    read.and(written)
+}
+
+/// Reads the client's lines: the modern ones relayed at once, the legacy ones taken by the
+/// host. Ends at the end of input (or when the output is gone).
+async fn read<R: AsyncRead + Unpin>(
+    host: &Host<'_>,
+    input: R,
+    output: mpsc::Sender<Vec<u8>>,
+    queue: mpsc::Sender<Queued>,
+) -> io::Result<()> {
+    let gone = |LinkClosed| io::Error::from(io::ErrorKind::BrokenPipe);
     let mut input = BufReader::new(input);
     let mut line = Vec::new();
-    loop {
+    let result = loop {
         line.clear();
         let read = (&mut input)
             .take(MAX_LINE as u64 + 1)
             .read_until(b'\n', &mut line)
             .await?;
         if read == 0 {
-            return Ok(());
+            break Ok(());
         }
         if line.len() > MAX_LINE && line.last() != Some(&b'\n') {
             skip_line(&mut input).await?;
             let reply = error_reply(&[], ErrorCode::INVALID_REQUEST, "Message too large");
-            write_line(&mut output, &reply).await?;
+            output.send(reply).await.map_err(|_| gone(LinkClosed))?;
             continue;
         }
         let message = trim(&line);
         if message.is_empty() {
             continue;
         }
-        let mut answers = device.send(message.to_vec());
-        while let Some(answer) = answers.recv().await {
-            match answer {
-                Answer::Notification(m) | Answer::Reply(m) => write_line(&mut output, &m).await?,
-                Answer::Sent => {}
-                Answer::Failed(e) => {
-                    tracing::error!("{e}");
-                    if let Some(reply) = failure_reply(message, &e) {
-                        write_line(&mut output, &reply).await?;
-                    }
+        let taken = match host.legacy.admit(message, &Limits::HOST) {
+            Admitted::Modern => relay(host.device(), message, &output).await,
+            Admitted::Legacy(incoming) => host.take(message, incoming, &output, &queue).await,
+            Admitted::Refused(mismatch, id) => match id {
+                Some(_) => {
+                    let mut out = vec![0; 512];
+                    let mut w = Writer::new(&mut out);
+                    mismatch.write_error(&mut w, id, EraSupport::Both);
+                    let len = w.finish().unwrap_or(0);
+                    out.truncate(len);
+                    output.send(out).await.map_err(|_| LinkClosed)
                 }
+                None => Ok(()),
+            },
+        };
+        if let Err(closed) = taken {
+            break Err(gone(closed));
+        }
+    };
+    // No answer to a bridged request can come any more.
+    host.legacy.end_of_input();
+    result
+}
+
+/// Relays a modern message to the device and its answers to `output`.
+async fn relay(
+    device: &Device,
+    message: &[u8],
+    output: &mpsc::Sender<Vec<u8>>,
+) -> Result<(), LinkClosed> {
+    let mut answers = device.send(message.to_vec());
+    while let Some(answer) = answers.recv().await {
+        let line = match answer {
+            Answer::Notification(m) | Answer::Reply(m) => Some(m),
+            Answer::Sent => None,
+            Answer::Failed(e) => {
+                tracing::error!("{e}");
+                failure_reply(message, &e)
             }
+        };
+        if let Some(line) = line {
+            output.send(line).await.map_err(|_| LinkClosed)?;
         }
     }
+    Ok(())
+}
+
+/// Writes the queued messages to `output`, a line each, until every sender is gone.
+async fn write_lines<W: AsyncWrite + Unpin>(
+    mut lines: mpsc::Receiver<Vec<u8>>,
+    mut output: W,
+) -> io::Result<()> {
+    while let Some(message) = lines.recv().await {
+        write_line(&mut output, &message).await?;
+    }
+    Ok(())
 }
 
 async fn skip_line<R: AsyncBufReadExt + Unpin>(input: &mut R) -> io::Result<()> {

@@ -30,7 +30,9 @@ use tokio::sync::{broadcast, mpsc, oneshot, watch};
 use tokio::time::Instant;
 
 use super::replay::{parse_event_id, priming};
-use super::round::{BridgeBuffers, BridgeConfig, Bridged, Link, LinkClosed, WaitsFull, bridge};
+use super::round::{
+    BridgeBuffers, BridgeConfig, Bridged, Link, LinkClosed, Local, WaitsFull, bridge,
+};
 use super::sessions::{Entry, RequestTicket, Sessions, StreamClaim, SubscribeRefused};
 use crate::events::{EventBus, ServerEvent, next_event};
 use crate::handler::AsyncHandler;
@@ -272,12 +274,15 @@ impl<A: AsyncHandler + 'static> Job<A> {
             }
         };
         let mut buffers = BridgeBuffers::new(self.response_len, &self.bridge);
+        let local = Local {
+            server: &self.server,
+            principal,
+        };
         let bridged = bridge(
-            &self.server,
+            &local,
             &mut link,
             &self.bridge,
             &request,
-            principal,
             &mut buffers,
             cancelled,
         )

@@ -3,9 +3,10 @@
 //!
 //! # API
 //!
-//! - [`bridge`]`(server, link, config, request, principal, buffers, cancelled)` serves one
+//! - [`bridge`]`(rounds, link, config, request, buffers, cancelled)` serves one
 //!   request [`Step::Modern`](snodo_core::legacy::Step::Modern) handed over: it lifts it
-//!   ([`lift_request`]), runs the modern round ([`crate::handle`]), and [`settle`]s the
+//!   ([`lift_request`]), runs the modern round through [`Rounds`] (a local server with
+//!   [`crate::handle`]: [`Local`]; a device behind the serial bridge), and [`settle`]s the
 //!   reply. A final reply is lowered into [`BridgeBuffers::reply`]; `input_required` opens a
 //!   [`Leg`] (capability admission, at most [`BridgeConfig::max_rounds`] legs), sends each
 //!   input request through the [`Link`], waits for the answers (each within
@@ -123,6 +124,57 @@ pub(crate) struct LinkClosed;
 /// Too many bridged requests of the session wait for answers already.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct WaitsFull;
+
+/// Who runs a lifted 2026-07-28 request to its reply: the one step of the bridge loop that
+/// differs between a server in this process ([`Local`]) and a device behind the serial
+/// bridge.
+pub(crate) trait Rounds {
+    /// Bounds on the JSON of the replies and the client's answers.
+    fn limits(&self) -> snodo_core::json::Limits;
+
+    /// Runs `request`, writing its reply (or an error reply with its id) into `out`: the
+    /// reply's length. Notifications sent ahead of the reply go to `notifier`.
+    fn run(
+        &self,
+        request: &[u8],
+        out: &mut [u8],
+        notifier: &mut (dyn Notifier + Send),
+    ) -> impl Future<Output = usize>;
+}
+
+/// A server in this process, run with [`crate::handle`] for `principal`.
+pub(crate) struct Local<'s, A: 'static> {
+    pub(crate) server: &'s Server<'static, A>,
+    pub(crate) principal: Principal<'s>,
+}
+
+impl<A: AsyncHandler + 'static> Rounds for Local<'_, A> {
+    fn limits(&self) -> snodo_core::json::Limits {
+        self.server.config().limits
+    }
+
+    async fn run(
+        &self,
+        request: &[u8],
+        out: &mut [u8],
+        notifier: &mut (dyn Notifier + Send),
+    ) -> usize {
+        let round = Round {
+            now: unix_seconds(),
+            principal: self.principal,
+        };
+        // `handle` answers a panicking handler itself (-32603 "The handler failed").
+        let failure = match handle(self.server, request, round, out, Some(notifier)).await {
+            Ok(Handled::Reply(len)) => return len,
+            Ok(_) => "The handler failed",
+            Err(_) => "The response exceeds the output buffer",
+        };
+        // An error the size of an id: it fits any output buffer a server can work with.
+        let mut w = Writer::new(out);
+        self.server.write_too_large(request, failure, &mut w);
+        w.finish().unwrap_or(0)
+    }
+}
 
 /// What a transport gives the bridge loop for one request of a legacy session.
 pub(crate) trait Link: Send {
@@ -260,30 +312,28 @@ pub(crate) enum Bridged {
 }
 
 /// Serves `request` of a legacy session to its final reply; see the module doc.
-pub(crate) async fn bridge<A, L, C>(
-    server: &Server<'static, A>,
+pub(crate) async fn bridge<R, L, C>(
+    rounds: &R,
     link: &mut L,
     config: &BridgeConfig,
     request: &Request<'_>,
-    principal: Principal<'_>,
     buffers: &mut BridgeBuffers,
     cancelled: C,
 ) -> Bridged
 where
-    A: AsyncHandler + 'static,
+    R: Rounds,
     L: Link,
     C: Future<Output = ()>,
 {
     let mut cancelled = pin!(cancelled);
-    let limits = config.limits(server.config().limits);
+    let limits = config.limits(rounds.limits());
     let id = request.id;
     let session = link.session();
     let lifted = write_growing(&mut buffers.request, |w| lift_request(request, &session, w));
     buffers.request.truncate(lifted);
     let mut round = 0u8;
     loop {
-        let Some(len) = run_round(server, link, principal, buffers, cancelled.as_mut()).await
-        else {
+        let Some(len) = run_round(rounds, link, buffers, cancelled.as_mut()).await else {
             return Bridged::Cancelled;
         };
         let modern = &buffers.modern[..len];
@@ -342,39 +392,18 @@ const MAX_INPUTS: usize = 8;
 
 /// Runs the modern round on `buffers.request`: the length of its reply in
 /// `buffers.modern`, or `None` when the client cancelled first.
-async fn run_round<A: AsyncHandler + 'static, L: Link>(
-    server: &Server<'static, A>,
+async fn run_round<R: Rounds, L: Link>(
+    rounds: &R,
     link: &mut L,
-    principal: Principal<'_>,
     buffers: &mut BridgeBuffers,
     cancelled: Pin<&mut impl Future<Output = ()>>,
 ) -> Option<usize> {
-    let round = Round {
-        now: unix_seconds(),
-        principal,
-    };
-    let running = handle(
-        server,
-        &buffers.request,
-        round,
-        &mut buffers.modern,
-        Some(link.notifier()),
-    );
-    // `handle` answers a panicking handler itself (-32603 "The handler failed").
-    let handled = tokio::select! {
+    let running = rounds.run(&buffers.request, &mut buffers.modern, link.notifier());
+    tokio::select! {
         biased;
-        () = cancelled => return None,
-        handled = running => handled,
-    };
-    let failure = match handled {
-        Ok(Handled::Reply(len)) => return Some(len),
-        Ok(_) => "The handler failed",
-        Err(_) => "The response exceeds the output buffer",
-    };
-    // An error the size of an id: it fits any output buffer a server can work with.
-    let mut w = Writer::new(&mut buffers.modern);
-    server.write_too_large(&buffers.request, failure, &mut w);
-    Some(w.finish().unwrap_or(0))
+        () = cancelled => None,
+        len = running => Some(len),
+    }
 }
 
 /// Sends the leg's input requests and gathers their answers into `buffers.store`: the

@@ -33,7 +33,7 @@ use snodo_core::server::{Notifier, Principal, Server, ServerCapabilities};
 use tokio::sync::{broadcast, oneshot, watch};
 
 use super::round::{
-    Answers, BridgeBuffers, BridgeConfig, Bridged, Link, LinkClosed, WaitsFull, bridge,
+    Answers, BridgeBuffers, BridgeConfig, Bridged, Link, LinkClosed, Local, WaitsFull, bridge,
 };
 use crate::events::ServerEvent;
 use crate::handler::AsyncHandler;
@@ -171,9 +171,15 @@ impl Legacy {
     }
 
     /// Takes a response or a notification of a legacy connection in the reader, without a
-    /// slot: an answer goes to the bridged request waiting for it, a cancellation stops its
-    /// request. Whether the line was taken (otherwise it needs a slot).
-    pub(crate) fn take_inline(&self, line: &[u8], limits: &Limits, in_flight: &InFlight) -> bool {
+    /// slot: an answer goes to the bridged request waiting for it, a cancellation `stop`s its
+    /// request (whether one was stopped). Whether the line was taken (otherwise it needs a
+    /// slot).
+    pub(crate) fn take_inline(
+        &self,
+        line: &[u8],
+        limits: &Limits,
+        stop: impl FnOnce(&RequestKey) -> bool,
+    ) -> bool {
         if self.era() != Some(Era::Legacy) {
             return false;
         }
@@ -206,7 +212,7 @@ impl Legacy {
         );
         if let Step::Cancel { request_id } = step {
             let key = RequestKey::from(request_id);
-            let stopped = in_flight.cancel(&key);
+            let stopped = stop(&key);
             tracing::debug!(request = ?key, stopped, "legacy cancellation");
         }
         true
@@ -306,8 +312,7 @@ impl Legacy {
                 .map(|()| Served::Done);
             }
         };
-        // Lines are admitted in order, so no other `initialize` got here first.
-        let _ = self.session.set(Mutex::new(session));
+        self.open_session(session);
         tracing::debug!(
             version = session.version().name(),
             "legacy stdio session opened"
@@ -317,6 +322,22 @@ impl Legacy {
         })
         .await
         .map(|()| Served::Opened)
+    }
+
+    /// The session, once `initialize` opened it.
+    pub(crate) fn session(&self) -> Option<&Mutex<Session>> {
+        self.session.get()
+    }
+
+    /// Opens the session (`initialize` was answered with it). Lines are admitted in order,
+    /// so no other `initialize` got here first.
+    pub(crate) fn open_session(&self, session: Session) {
+        let _ = self.session.set(Mutex::new(session));
+    }
+
+    /// The waits of the session's bridged requests.
+    pub(crate) fn answers(&self) -> &Answers {
+        &self.answers
     }
 
     fn subscription(&self, id: Id<'_>, uri: &str, subscribe: bool, w: &mut Writer<'_>) {
@@ -369,16 +390,11 @@ impl Legacy {
                 Poll::Pending
             }
         });
-        let bridged = bridge(
-            slot.server,
-            &mut link,
-            &self.bridge,
-            request,
-            Principal::Anonymous,
-            buffers,
-            cancelled,
-        )
-        .await;
+        let local = Local {
+            server: slot.server,
+            principal: Principal::Anonymous,
+        };
+        let bridged = bridge(&local, &mut link, &self.bridge, request, buffers, cancelled).await;
         slot.in_flight.finish(&key, slot.ticket);
         match bridged {
             Bridged::Reply(len) => slot.output.send(buffers.reply(len)).await,

@@ -405,7 +405,9 @@ impl<A: AsyncHandler + 'static> Session<A> {
                     }
                     Ok(Some(Line::Message)) => {
                         let limits = &self.server.config().limits;
-                        if self.legacy.take_inline(lines.current(), limits, &self.in_flight) {
+                        if self.legacy.take_inline(lines.current(), limits, |key| {
+                            self.in_flight.cancel(key)
+                        }) {
                             lines.discard();
                         } else {
                             held = true;

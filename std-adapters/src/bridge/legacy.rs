@@ -1,0 +1,276 @@
+//! A legacy host (one that opens with `initialize`) on the bridge's stdio side, with the
+//! device unchanged: it keeps speaking 2026-07-28, and the bridge keeps the legacy session.
+//!
+//! The era gate, the session and the answer waits are the stdio server's own
+//! ([`crate::legacy::stdio::Legacy`]); `initialize` is answered from the device's
+//! `server/discover` ([`Known`], asked once for the session); each request the session hands
+//! to the modern path runs through the bridge loop ([`crate::legacy::round::bridge`]) with
+//! the device as its round ([`DeviceRounds`]), so `input_required` reaches the host as
+//! `elicitation/create`, `sampling/createMessage` or `roots/list`, and the retry goes to the
+//! device with the answers.
+//!
+//! The reader takes answers, cancellations and the session's own requests (`ping`,
+//! `logging/setLevel`) at once; requests for the device wait in a bounded queue
+//! ([`QUEUE`]) and run one at a time (the device serves one at a time), so a request waiting
+//! for the host's answers never blocks the reading of those answers.
+
+use std::sync::{Mutex, OnceLock, PoisonError};
+
+use bytes::Bytes;
+use snodo_core::json::{Limits, Writer};
+use snodo_core::legacy::{BridgeId, Session, Signal, Step, parse_initialize, signal};
+use snodo_core::rpc::{self, ErrorCode, Id, Incoming, Request};
+use snodo_core::server::Notifier;
+use tokio::sync::{mpsc, oneshot};
+
+use super::device::Device;
+use super::rounds::{DeviceRounds, Known};
+use crate::legacy::round::{BridgeBuffers, BridgeConfig, Bridged, Link, LinkClosed, WaitsFull};
+use crate::legacy::stdio::Legacy;
+use crate::stdio::in_flight::RequestKey;
+
+/// Requests of a legacy host that may wait for the device; more are refused (-32603).
+pub(crate) const QUEUE: usize = 64;
+
+/// The largest reply of the device the bridge lowers for a legacy host.
+const MAX_REPLY: usize = 1 << 20;
+
+/// The legacy side of one stdio connection.
+pub(crate) struct Host<'d> {
+    pub(crate) legacy: Legacy,
+    device: &'d Device,
+    bridge: BridgeConfig,
+    known: OnceLock<Known>,
+    /// The request running on the device and how to stop it.
+    running: Mutex<Option<(RequestKey, oneshot::Sender<()>)>>,
+}
+
+/// A request for the device, waiting for its turn.
+pub(crate) struct Queued(Vec<u8>);
+
+impl<'d> Host<'d> {
+    pub(crate) fn new(device: &'d Device, legacy: Legacy, bridge: BridgeConfig) -> Self {
+        Host {
+            legacy,
+            device,
+            bridge,
+            known: OnceLock::new(),
+            running: Mutex::new(None),
+        }
+    }
+
+    /// The device behind the bridge.
+    pub(crate) fn device(&self) -> &'d Device {
+        self.device
+    }
+
+    /// Takes one line of the legacy session: what is answered at once goes to `output`, a
+    /// request for the device to `queue`. `Err` when the output is gone.
+    pub(crate) async fn take(
+        &self,
+        line: &[u8],
+        message: Incoming<'_>,
+        output: &mpsc::Sender<Vec<u8>>,
+        queue: &mpsc::Sender<Queued>,
+    ) -> Result<(), LinkClosed> {
+        if self
+            .legacy
+            .take_inline(line, &Limits::HOST, |key| self.stop(key))
+        {
+            return Ok(());
+        }
+        let Incoming::Request(request) = message else {
+            return Ok(());
+        };
+        let Some(session) = self.legacy.session() else {
+            return send(output, self.open(&request).await).await;
+        };
+        let known = self.known.get().cloned().unwrap_or_default();
+        let mut out = vec![0; 1024];
+        let mut w = Writer::new(&mut out);
+        let step = lock(session).step(&message, known.capabilities, &mut w);
+        match step {
+            Step::Replied => match w.finish() {
+                Ok(len) => {
+                    out.truncate(len);
+                    send(output, out).await
+                }
+                // The session's own replies are short: an id and a fixed message.
+                Err(_) => Ok(()),
+            },
+            Step::Modern { .. } => {
+                if queue.try_send(Queued(line.to_vec())).is_err() {
+                    let busy = error(request.id, "Too many requests wait for the device");
+                    return send(output, busy).await;
+                }
+                Ok(())
+            }
+            // Not advertised to legacy hosts (the bridge relays no updates), so not reached.
+            Step::Subscription { id, .. } => {
+                send(output, error(id, "The bridge relays no resource updates")).await
+            }
+            Step::Quiet | Step::Cancel { .. } | Step::Answer => Ok(()),
+        }
+    }
+
+    /// `initialize` opens the session, answered from the device's discovery; anything else
+    /// before it is refused.
+    async fn open(&self, request: &Request<'_>) -> Vec<u8> {
+        let refuse = |code, text: &str| {
+            let mut out = vec![0; 512 + text.len() * 6];
+            let mut w = Writer::new(&mut out);
+            rpc::write_error(&mut w, Some(request.id), code, text, None);
+            let len = w.finish().unwrap_or(0);
+            out.truncate(len);
+            out
+        };
+        if signal(&Incoming::Request(*request)) != Signal::Initialize {
+            return refuse(
+                ErrorCode::INVALID_REQUEST,
+                "The session is not initialized: send initialize first",
+            );
+        }
+        let session = match parse_initialize(request.params) {
+            Ok(session) => session,
+            Err(refused) => return refuse(ErrorCode::INVALID_PARAMS, refused.0),
+        };
+        let known = match Known::ask(self.device).await {
+            Ok(known) => known,
+            Err(why) => return refuse(ErrorCode::INTERNAL_ERROR, &why),
+        };
+        let mut out = vec![0; 4096];
+        let len = loop {
+            let mut w = Writer::new(&mut out);
+            known.write_initialize(&mut w, request.id, &session);
+            match w.finish() {
+                Ok(len) => break len,
+                Err(short) => out.resize(short.required, 0),
+            }
+        };
+        out.truncate(len);
+        let _ = self.known.set(known);
+        self.legacy.open_session(session);
+        tracing::info!(
+            version = session.version().name(),
+            "a legacy host opened its session"
+        );
+        out
+    }
+
+    /// Stops the running request if it is `key`.
+    fn stop(&self, key: &RequestKey) -> bool {
+        let mut running = lock(&self.running);
+        if running.as_ref().is_some_and(|(k, _)| k == key) {
+            running
+                .take()
+                .is_some_and(|(_, stop)| stop.send(()).is_ok())
+        } else {
+            false
+        }
+    }
+
+    /// Runs the queued requests on the device, one at a time, until the queue closes.
+    pub(crate) async fn run(
+        &self,
+        mut queue: mpsc::Receiver<Queued>,
+        output: mpsc::Sender<Vec<u8>>,
+    ) {
+        let mut buffers = BridgeBuffers::new(MAX_REPLY, &self.bridge);
+        while let Some(Queued(line)) = queue.recv().await {
+            let (Ok(Incoming::Request(request)), Some(session)) =
+                (rpc::parse(&line, &Limits::HOST), self.legacy.session())
+            else {
+                continue;
+            };
+            let (stop, stopped) = oneshot::channel();
+            *lock(&self.running) = Some((RequestKey::from(request.id), stop));
+            let cancelled = async {
+                if stopped.await.is_err() {
+                    std::future::pending::<()>().await;
+                }
+            };
+            let mut link = DeviceLink {
+                host: self,
+                session,
+                output: &output,
+            };
+            let rounds = DeviceRounds {
+                device: self.device,
+            };
+            let bridged = crate::legacy::round::bridge(
+                &rounds,
+                &mut link,
+                &self.bridge,
+                &request,
+                &mut buffers,
+                cancelled,
+            )
+            .await;
+            lock(&self.running).take();
+            match bridged {
+                Bridged::Reply(len) => {
+                    if send(&output, buffers.reply(len).to_vec()).await.is_err() {
+                        return;
+                    }
+                }
+                Bridged::Cancelled => tracing::debug!("a legacy request was cancelled"),
+                Bridged::Closed => return,
+            }
+        }
+    }
+}
+
+/// The bridge loop's view of the host: the session, its waits, and the output.
+struct DeviceLink<'h> {
+    host: &'h Host<'h>,
+    session: &'h Mutex<Session>,
+    output: &'h mpsc::Sender<Vec<u8>>,
+}
+
+impl Link for DeviceLink<'_> {
+    fn session(&self) -> Session {
+        *lock(self.session)
+    }
+
+    fn update_session<R>(&self, change: impl FnOnce(&mut Session) -> R) -> R {
+        change(&mut lock(self.session))
+    }
+
+    fn wait_for(&self, id: BridgeId) -> Result<oneshot::Receiver<Bytes>, WaitsFull> {
+        self.host.legacy.answers().wait_for(id)
+    }
+
+    async fn send(&mut self, message: &[u8]) -> Result<(), LinkClosed> {
+        send(self.output, message.to_vec()).await
+    }
+
+    fn notifier(&mut self) -> &mut (dyn Notifier + Send) {
+        self
+    }
+}
+
+impl Notifier for DeviceLink<'_> {
+    fn notify(&mut self, message: &[u8]) {
+        // Advisory, as on the stdio server: dropped rather than blocking when far behind.
+        if self.output.try_send(message.to_vec()).is_err() {
+            tracing::debug!("notification dropped: the output queue is full");
+        }
+    }
+}
+
+async fn send(output: &mpsc::Sender<Vec<u8>>, message: Vec<u8>) -> Result<(), LinkClosed> {
+    output.send(message).await.map_err(|_| LinkClosed)
+}
+
+fn error(id: Id<'_>, text: &str) -> Vec<u8> {
+    let mut out = vec![0; 512];
+    let mut w = Writer::new(&mut out);
+    rpc::write_error(&mut w, Some(id), ErrorCode::INTERNAL_ERROR, text, None);
+    let len = w.finish().unwrap_or(0);
+    out.truncate(len);
+    out
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}

@@ -1,0 +1,167 @@
+//! A 2025-11-25 host (one that opens with `initialize`) reaching the unchanged firmware
+//! through `snodo-bridge --stdio`: the bridge answers `initialize` from the device's
+//! discovery, keeps the legacy session, and bridges the device's `input_required` to the
+//! host as `elicitation/create`, retrying on the device with the answer. Literal messages.
+
+mod firmware_common;
+
+use firmware_common::*;
+use serde_json::{Value, json};
+
+fn initialize(capabilities: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25",
+        "capabilities": capabilities,
+        "clientInfo": {"name": "legacy-host", "version": "1.0.0"},
+    }})
+}
+
+fn set_relay(id: u64, channel: u64, on: bool) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
+        "name": "set_relay", "arguments": {"channel": channel, "on": on},
+    }})
+}
+
+fn relays(bridge: &mut StdioBridge, id: u64) -> Value {
+    let read = json!({"jsonrpc": "2.0", "id": id, "method": "resources/read",
+        "params": {"uri": "device://info"}});
+    let reply = bridge.call(&read);
+    assert!(reply["result"].get("resultType").is_none(), "{reply}");
+    let text = reply["result"]["contents"][0]["text"]
+        .as_str()
+        .unwrap_or_else(|| panic!("device info: {reply}"));
+    serde_json::from_str::<Value>(text).unwrap()["relays"].clone()
+}
+
+/// Opens a legacy session: the answer names the device, as its own discovery does.
+fn open(bridge: &mut StdioBridge, capabilities: Value) {
+    let opened = bridge.call(&initialize(capabilities));
+    let result = &opened["result"];
+    assert_eq!(result["protocolVersion"], "2025-11-25", "{opened}");
+    assert_eq!(result["serverInfo"]["name"], "snodo-bench-instrument");
+    assert!(result["capabilities"]["tools"].is_object(), "{opened}");
+    assert!(
+        result["instructions"]
+            .as_str()
+            .is_some_and(|i| i.starts_with("A bench instrument")),
+        "{opened}"
+    );
+    bridge.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+}
+
+/// Sends `call` and answers the bridged `elicitation/create` with `answer`: the request's
+/// reply.
+fn confirm_with(bridge: &mut StdioBridge, call: &Value, message: &str, answer: Value) -> Value {
+    bridge.send(call);
+    let asked = bridge.receive();
+    assert_eq!(asked["method"], "elicitation/create", "{asked}");
+    assert_eq!(asked["params"]["message"], message);
+    assert_eq!(
+        asked["params"]["requestedSchema"]["properties"]["confirm"]["type"],
+        "boolean"
+    );
+    assert!(
+        asked["id"].is_string() || asked["id"].is_number(),
+        "{asked}"
+    );
+    bridge.send(&json!({"jsonrpc": "2.0", "id": asked["id"], "result": answer}));
+    let reply = bridge.receive();
+    assert_eq!(reply["id"], call["id"], "{reply}");
+    reply
+}
+
+#[test]
+fn a_legacy_host_switches_a_relay_by_answering_the_bridged_elicitation() {
+    let pty = Pty::open();
+    let mut device = start_device(&pty, "cobs");
+    let mut bridge = StdioBridge::start(&pty, "cobs");
+    open(&mut bridge, json!({"elicitation": {"form": {}}}));
+
+    let ping = bridge.call(&json!({"jsonrpc": "2.0", "id": 2, "method": "ping"}));
+    assert_eq!(ping, json!({"jsonrpc": "2.0", "id": 2, "result": {}}));
+    // The device pages its lists one tool at a time; the cursor passes through the bridge.
+    let first = bridge.call(&json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list"}));
+    assert_eq!(
+        first["result"]["tools"][0]["name"], "read_sensor",
+        "{first}"
+    );
+    let cursor = first["result"]["nextCursor"].clone();
+    let second = bridge.call(&json!({"jsonrpc": "2.0", "id": 30, "method": "tools/list",
+        "params": {"cursor": cursor}}));
+    assert_eq!(
+        second["result"]["tools"][0]["name"], "set_relay",
+        "{second}"
+    );
+    assert_eq!(relays(&mut bridge, 4), json!([false, false]));
+
+    // Declined: the device finishes without switching.
+    let declined = confirm_with(
+        &mut bridge,
+        &set_relay(5, 1, true),
+        "Switch relay 1 on?",
+        json!({"action": "decline"}),
+    );
+    assert_eq!(
+        declined["result"]["structuredContent"],
+        json!({"channel": 1, "on": true, "switched": false, "action": "decline"}),
+        "{declined}"
+    );
+    assert!(declined["result"].get("resultType").is_none(), "{declined}");
+    assert_eq!(relays(&mut bridge, 6), json!([false, false]));
+
+    // Confirmed: switched, once.
+    let confirmed = confirm_with(
+        &mut bridge,
+        &set_relay(7, 1, true),
+        "Switch relay 1 on?",
+        json!({"action": "accept", "content": {"confirm": true}}),
+    );
+    assert_eq!(
+        confirmed["result"]["structuredContent"],
+        json!({"channel": 1, "on": true, "switched": true, "was": false}),
+        "{confirmed}"
+    );
+    assert_eq!(relays(&mut bridge, 8), json!([false, true]));
+
+    // The session is legacy for good: a modern request is refused.
+    let modern = bridge.call(&tool_call(9, "read_sensor", json!({"channel": 0})));
+    assert_eq!(error_code(&modern), -32600, "{modern}");
+
+    bridge.finish();
+    stop(&mut device);
+}
+
+#[test]
+fn a_legacy_host_without_elicitation_is_never_asked_and_told_what_is_missing() {
+    let pty = Pty::open();
+    let mut device = start_device(&pty, "line");
+    let mut bridge = StdioBridge::start(&pty, "line");
+    open(&mut bridge, json!({}));
+    let refused = bridge.call(&set_relay(2, 0, true));
+    assert_eq!(error_code(&refused), -32603, "{refused}");
+    let message = refused["error"]["message"].as_str().unwrap();
+    assert!(message.contains("elicitation"), "{refused}");
+    assert_eq!(relays(&mut bridge, 3), json!([false, false]));
+    bridge.finish();
+    stop(&mut device);
+}
+
+#[test]
+fn a_modern_client_is_still_relayed_unchanged() {
+    let pty = Pty::open();
+    let mut device = start_device(&pty, "line");
+    let mut bridge = StdioBridge::start(&pty, "line");
+    let discover = bridge.call(&request(1, "server/discover", json!({})));
+    assert_eq!(discover["result"]["supportedVersions"], json!([PROTOCOL]));
+    let asked = bridge.call(&tool_call(
+        2,
+        "set_relay",
+        json!({"channel": 0, "on": true}),
+    ));
+    assert_eq!(asked["result"]["resultType"], "input_required", "{asked}");
+    // `initialize` after the connection turned modern is the device's to answer.
+    let late = bridge.call(&initialize(json!({})));
+    assert_eq!(error_code(&late), -32601, "{late}");
+    bridge.finish();
+    stop(&mut device);
+}
