@@ -4,7 +4,7 @@
 use super::{message, written};
 use crate::json::{Limits, Writer};
 use crate::legacy::*;
-use crate::mrtr::{Elicitation, Response};
+use crate::mrtr::{CreateMessage, Elicitation, ListRoots, Response};
 use crate::rpc::Incoming;
 use crate::server::{
     Config, Done, Error, Handled, Handler, Registry, Round, Server, ServerCapabilities, Tool,
@@ -17,6 +17,7 @@ const TOOLS: &[Tool<'static>] = &[
     Tool::new("preference").input_schema(r#"{"type":"object"}"#),
     Tool::new("noisy").input_schema(r#"{"type":"object"}"#),
     Tool::new("two_steps").input_schema(r#"{"type":"object"}"#),
+    Tool::new("mixed").input_schema(r#"{"type":"object"}"#),
 ];
 
 const SIZE_FORM: &str =
@@ -55,6 +56,9 @@ impl Handler for Preferences {
         }
         if call.name() == "two_steps" {
             return two_steps(call, reply);
+        }
+        if call.name() == "mixed" {
+            return mixed(call, reply);
         }
         let ask =
             Elicitation::form("Choose a color", COLOR_FORM).map_err(|_| Error::internal("form"))?;
@@ -109,6 +113,37 @@ fn two_steps<'o>(call: &ToolCall<'_>, reply: ToolReply<'o>) -> Result<Done<'o>, 
             .request("color", color_ask)
             .seal(b"{}"),
     }
+}
+
+const SAMPLE: &str = r#"{"messages":[{"role":"user","content":{"type":"text","text":"Name a color"}}],"maxTokens":10}"#;
+
+/// One leg of every other kind: a URL elicitation, a sampling request and the roots.
+fn mixed<'o>(call: &ToolCall<'_>, reply: ToolReply<'o>) -> Result<Done<'o>, Error> {
+    let link = Elicitation::url("Sign in", "https://example.com/login")
+        .map_err(|_| Error::internal("url"))?;
+    let sample = CreateMessage::new(SAMPLE).map_err(|_| Error::internal("sampling"))?;
+    let answers = (
+        call.response("link", &link)?,
+        call.response("sample", &sample)?,
+        call.response("roots", &ListRoots)?,
+    );
+    let (Response::Answered(link), Response::Answered(sample), Response::Answered(roots)) = answers
+    else {
+        return reply
+            .input_required()
+            .request("link", link)
+            .request("sample", sample)
+            .request("roots", ListRoots)
+            .seal(b"{}");
+    };
+    let mut buf = [0u8; 32];
+    let text = sample.text().and_then(|t| t.decode_into(&mut buf));
+    Ok(reply.text_fmt(format_args!(
+        "{:?}, {}, {} roots",
+        link.action(),
+        text.unwrap_or("-"),
+        roots.len()
+    )))
 }
 
 /// The server's side: runs one modern message and returns its reply.
@@ -293,7 +328,7 @@ fn a_list_settles_without_the_cache_hints() {
         settle_text(&host.run(&list)),
         (
             Settled::Final,
-            r#"{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"preference","inputSchema":{"type":"object"}},{"name":"noisy","inputSchema":{"type":"object"}},{"name":"two_steps","inputSchema":{"type":"object"}}]}}"#.into()
+            r#"{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"preference","inputSchema":{"type":"object"}},{"name":"noisy","inputSchema":{"type":"object"}},{"name":"two_steps","inputSchema":{"type":"object"}},{"name":"mixed","inputSchema":{"type":"object"}}]}}"#.into()
         )
     );
 }
@@ -378,5 +413,74 @@ fn a_flow_of_two_legs_keeps_its_state_between_them() {
     assert_eq!(
         settle_text(&host.run(&request)).1,
         r#"{"jsonrpc":"2.0","id":"two","result":{"content":[{"type":"text","text":"teal in size 3"}]}}"#
+    );
+}
+
+#[test]
+fn url_sampling_and_roots_are_bridged_in_one_leg_and_answered_together() {
+    let host = Host::new();
+    let mut session = open_session(r#"{"elicitation":{"url":{}},"sampling":{},"roots":{}}"#);
+    let call = r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"mixed","arguments":{}}}"#;
+    let first = lifted(&session, call);
+    let reply = host.run(&first);
+    assert_eq!(settle_text(&reply).0, Settled::InputRequired);
+
+    let limits = BridgeLimits::HOST;
+    let mut leg: Leg = Leg::open(&reply, &mut session, &limits, 1).unwrap();
+    assert_eq!(leg.len(), 3);
+    let mut sent = std::collections::BTreeMap::new();
+    for index in 0..leg.len() {
+        let text = written(|w| leg.write_request(index, &reply, &limits, w).unwrap());
+        let request: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let method = String::from(request["method"].as_str().unwrap());
+        sent.insert(method, request);
+    }
+    // Each kind as its 2025-11-25 request; the URL elicitation gains the `elicitationId`
+    // that revision requires, and the sampling params pass unchanged.
+    let url = &sent["elicitation/create"];
+    assert_eq!(url["params"]["mode"], "url");
+    assert_eq!(url["params"]["url"], "https://example.com/login");
+    assert!(url["params"]["elicitationId"].is_string());
+    let sampling = &sent["sampling/createMessage"];
+    assert_eq!(
+        sampling["params"],
+        serde_json::from_str::<serde_json::Value>(SAMPLE).unwrap()
+    );
+    assert_eq!(sent["roots/list"]["params"], serde_json::json!({}));
+
+    let answers = [
+        (
+            "elicitation/create",
+            serde_json::json!({"action": "accept"}),
+        ),
+        (
+            "sampling/createMessage",
+            serde_json::json!({"role": "assistant", "content": {"type": "text", "text": "teal"}, "model": "m"}),
+        ),
+        (
+            "roots/list",
+            serde_json::json!({"roots": [{"uri": "file:///a"}, {"uri": "file:///b"}]}),
+        ),
+    ];
+    let mut store = [0u8; 512];
+    for (n, (method, result)) in answers.iter().enumerate() {
+        let answer =
+            serde_json::json!({"jsonrpc": "2.0", "id": sent[*method]["id"], "result": result});
+        let bytes = serde_json::to_vec(&answer).unwrap();
+        let response = parse_response(&bytes, &Limits::default()).unwrap();
+        let accepted = leg.accept(&response, &mut store).unwrap();
+        if n + 1 < answers.len() {
+            assert!(matches!(accepted, Accepted::Waiting { .. }), "{accepted:?}");
+        } else {
+            assert!(matches!(accepted, Accepted::Complete), "{accepted:?}");
+        }
+    }
+    let retry = written(|w| leg.write_retry(&first, &reply, &store, &limits, w).unwrap());
+    assert_eq!(
+        settle_text(&host.run(retry.as_bytes())),
+        (
+            Settled::Final,
+            r#"{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"Accept, teal, 2 roots"}]}}"#.into()
+        )
     );
 }
