@@ -69,8 +69,9 @@
 //! assert_eq!(&out[..n], br#"{"jsonrpc":"2.0","id":2,"result":{}}"#);
 //! ```
 //!
-//! The pieces do not yet sit inside the round driver: wiring them into the one driver of
-//! `server/` and into the stdio and HTTP adapters is the next step (issue 11).
+//! `snodo_std::legacy` drives these pieces on stdio and Streamable HTTP (and the serial
+//! bridge's stdio side), with one bridge loop for both transports; `docs/legacy-era.md`
+//! tells how.
 
 pub mod bridge;
 mod dispatch;
