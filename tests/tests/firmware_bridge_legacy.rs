@@ -165,3 +165,93 @@ fn a_modern_client_is_still_relayed_unchanged() {
     bridge.finish();
     stop(&mut device);
 }
+
+#[test]
+fn a_legacy_host_over_http_switches_a_relay_answering_on_the_posts_stream() {
+    let pty = Pty::open();
+    let mut device = start_device(&pty, "cobs");
+    let bridge = HttpBridge::start(&pty, "cobs");
+
+    // `initialize` opens a session, answered from the device's discovery.
+    let mut opened = bridge.legacy(
+        "POST",
+        Some(&initialize(json!({"elicitation": {"form": {}}}))),
+        None,
+    );
+    assert_eq!(opened.status, 200);
+    let session = opened
+        .header("mcp-session-id")
+        .expect("the session id")
+        .to_owned();
+    let result = opened.next_message().expect("the initialize result");
+    assert_eq!(result["id"], 1, "{result}");
+    assert_eq!(
+        result["result"]["protocolVersion"], "2025-11-25",
+        "{result}"
+    );
+    assert_eq!(
+        result["result"]["serverInfo"]["name"], "snodo-bench-instrument",
+        "{result}"
+    );
+    assert!(result["result"]["capabilities"]["tools"].is_object());
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    let accepted = bridge.legacy("POST", Some(&initialized), Some(&session));
+    assert_eq!(accepted.status, 202);
+
+    // The device's `input_required` reaches the host as `elicitation/create` on the POST's
+    // stream; the answer, POSTed back, finishes the call there.
+    let call = set_relay(2, 0, true);
+    let mut stream = bridge.legacy("POST", Some(&call), Some(&session));
+    assert_eq!(stream.status, 200);
+    assert_eq!(stream.header("content-type"), Some("text/event-stream"));
+    let asked = stream.next_message().expect("the bridged request");
+    assert_eq!(asked["method"], "elicitation/create", "{asked}");
+    assert_eq!(asked["params"]["message"], "Switch relay 0 on?", "{asked}");
+    let answer = json!({"jsonrpc": "2.0", "id": asked["id"],
+        "result": {"action": "accept", "content": {"confirm": true}}});
+    let delivered = bridge.legacy("POST", Some(&answer), Some(&session));
+    assert_eq!(delivered.status, 202);
+    let reply = stream.next_message().expect("the call's reply");
+    assert_eq!(reply["id"], 2, "{reply}");
+    assert_eq!(
+        reply["result"]["structuredContent"],
+        json!({"channel": 0, "on": true, "switched": true, "was": false}),
+        "{reply}"
+    );
+    assert!(reply["result"].get("resultType").is_none(), "{reply}");
+    assert!(
+        stream.next_message().is_none(),
+        "the stream ends with the reply"
+    );
+
+    let read = json!({"jsonrpc": "2.0", "id": 3, "method": "resources/read",
+        "params": {"uri": "device://info"}});
+    let info = bridge
+        .legacy("POST", Some(&read), Some(&session))
+        .next_message()
+        .expect("the device's info");
+    let text = info["result"]["contents"][0]["text"].as_str().unwrap();
+    let relays = serde_json::from_str::<Value>(text).unwrap()["relays"].clone();
+    assert_eq!(relays, json!([true, false]), "{info}");
+
+    // The session's own stream opens with `GET`; `DELETE` ends the session, after which
+    // it is unknown (404).
+    let own = bridge.legacy("GET", None, Some(&session));
+    assert_eq!(own.status, 200);
+    assert_eq!(own.header("content-type"), Some("text/event-stream"));
+    drop(own);
+    assert_eq!(bridge.legacy("DELETE", None, Some(&session)).status, 200);
+    let ping = json!({"jsonrpc": "2.0", "id": 4, "method": "ping"});
+    assert_eq!(
+        bridge.legacy("POST", Some(&ping), Some(&session)).status,
+        404
+    );
+
+    // A modern client on the same endpoint is still relayed to the device unchanged.
+    let discover = bridge.post(&request(5, "server/discover", json!({})), &[]);
+    assert_eq!(
+        discover.reply()["result"]["supportedVersions"],
+        json!([PROTOCOL])
+    );
+    stop(&mut device);
+}

@@ -26,27 +26,53 @@ use snodo_core::rpc::{self, Incoming as Message};
 use tokio::net::TcpListener;
 use tokio::sync::mpsc;
 
+use snodo_core::legacy::HttpRoute;
+use tokio::sync::watch;
+
 use super::device::{Answer, Device, DeviceError};
+use super::rounds::DeviceBackend;
 use super::stdio::{error_reply, failure_reply};
 use crate::http::HttpConfig;
 use crate::http::admission;
+use crate::http::admission::Refusal;
 use crate::http::body::{Exchange, McpBody, Out, Work, sse_event};
 use crate::http::headers;
+use crate::http::in_flight::InFlight;
 use crate::http::service::{empty, event_stream, json, read_body, refused, status_of};
+use crate::legacy::http::{self as legacy, Backend};
+use crate::legacy::sessions::Sessions;
 
 /// The endpoint: HTTP in front, the device behind.
 #[derive(Clone, Debug)]
 pub struct BridgeService {
     device: Device,
     config: Arc<HttpConfig>,
+    legacy: Arc<LegacySide>,
+}
+
+/// What the legacy (2025-11-25) sessions of the endpoint share.
+#[derive(Debug)]
+struct LegacySide {
+    backend: Arc<DeviceBackend>,
+    sessions: Sessions,
+    in_flight: Arc<InFlight>,
+    /// Never set: the bridge's session streams end with their sessions.
+    closing: watch::Sender<bool>,
 }
 
 impl BridgeService {
     /// An endpoint for `device` with the listener's configuration `config`.
     pub fn new(device: Device, config: HttpConfig) -> Self {
+        let legacy = LegacySide {
+            backend: Arc::new(DeviceBackend::new(device.clone())),
+            sessions: Sessions::new(config.legacy_sessions, config.bridge.max_waiting),
+            in_flight: Arc::default(),
+            closing: watch::Sender::new(false),
+        };
         BridgeService {
             device,
             config: Arc::new(config),
+            legacy: Arc::new(legacy),
         }
     }
 
@@ -60,6 +86,12 @@ impl BridgeService {
         let config = &*self.config;
         let (parts, body) = request.into_parts();
         if let Err(refusal) = admission::admit(&parts, config) {
+            // Admission checks the method after the path, Host and Origin.
+            if refusal == Refusal::MethodNotAllowed
+                && legacy::is_session_method(&parts, config.eras)
+            {
+                return self.session_method(&parts);
+            }
             tracing::debug!(?refusal, "refused");
             return refused(refusal);
         }
@@ -67,7 +99,20 @@ impl BridgeService {
             Ok(body) => body,
             Err(refusal) => return refused(refusal),
         };
-        match rpc::parse(&body, &Limits::HOST) {
+        let parsed = rpc::parse(&body, &Limits::HOST);
+        if let Ok(message) = &parsed {
+            match legacy::classify(message, &parts.headers, config.eras) {
+                Ok(HttpRoute::Modern) => {}
+                Ok(route) => return self.legacy_post(route, body, &parts.headers).await,
+                Err(mismatch) => {
+                    return match legacy::refuse_era(mismatch, message, config.eras) {
+                        Out::Reply(reply, status) => json(status, reply),
+                        _ => empty(StatusCode::BAD_REQUEST),
+                    };
+                }
+            }
+        }
+        match parsed {
             Ok(Message::Request(request)) => {
                 if let Err(mismatch) = headers::check_against(&parts.headers, &request, None) {
                     tracing::debug!(?mismatch, "headers disagree with the body");
@@ -87,16 +132,72 @@ impl BridgeService {
         let answers = self.device.send(body.to_vec());
         let (outputs, received) = mpsc::channel(config.notification_queue.max(1));
         let work: Work = Box::pin(relay(body, answers, outputs));
-        let mut exchange = Exchange::new(work, received);
-        match exchange.next().await {
-            Some(Out::Reply(message, status)) => json(status, message),
-            // The device's answers never open a legacy session.
-            Some(Out::Opened { reply, .. }) => json(StatusCode::OK, reply),
-            Some(Out::Event(message)) => event_stream(Some(sse_event(&message)), exchange),
-            Some(Out::Framed(frame)) => event_stream(Some(frame), exchange),
-            Some(Out::KeepAlive) => event_stream(Some(Bytes::from_static(b":\n\n")), exchange),
-            Some(Out::Accepted) | None => empty(StatusCode::ACCEPTED),
-        }
+        respond(Exchange::new(work, received), |_| {
+            empty(StatusCode::ACCEPTED)
+        })
+        .await
+    }
+
+    /// A POST of a legacy session (or its `initialize`): the session rules of the HTTP
+    /// server ([`legacy::post`]) with the device as the backend.
+    async fn legacy_post(
+        &self,
+        route: HttpRoute,
+        body: Bytes,
+        headers: &http::HeaderMap,
+    ) -> Response<McpBody> {
+        let (outputs, received) = mpsc::channel(self.config.notification_queue.max(1));
+        let side = Arc::clone(&self.legacy);
+        let config = Arc::clone(&self.config);
+        let headers = headers.clone();
+        let work: Work = Box::pin(async move {
+            let endpoint = legacy::Endpoint {
+                backend: Arc::clone(&side.backend),
+                sessions: &side.sessions,
+                in_flight: &side.in_flight,
+                response_len: config.max_response_len,
+                bridge: config.bridge,
+            };
+            if let Ok(answer) = legacy::post(endpoint, route, &body, &headers, None, &outputs).await
+            {
+                let _ = outputs.send(answer).await;
+            }
+        });
+        // Cancelled before anything was said: an event stream with no events.
+        respond(Exchange::new(work, received), |exchange| {
+            event_stream(None, exchange)
+        })
+        .await
+    }
+
+    /// A legacy session's `GET` (its event stream, or a resumed POST stream) or `DELETE`.
+    fn session_method(&self, parts: &http::request::Parts) -> Response<McpBody> {
+        let side = &*self.legacy;
+        let streams = legacy::StreamSettings {
+            served: side.backend.served(),
+            // The bridge relays no change events of the device outside a request.
+            events: None,
+            closing: side.closing.subscribe(),
+            keep_alive: self.config.keep_alive,
+            queue: self.config.notification_queue.max(1),
+        };
+        legacy::session_method(&side.sessions, parts, None, streams)
+    }
+}
+
+/// The response an exchange's first output decides; `silent` makes it when there is none.
+async fn respond(
+    mut exchange: Exchange,
+    silent: impl FnOnce(Exchange) -> Response<McpBody>,
+) -> Response<McpBody> {
+    match exchange.next().await {
+        Some(Out::Reply(message, status)) => json(status, message),
+        Some(Out::Opened { reply, session }) => legacy::opened(reply, &session),
+        Some(Out::Event(message)) => event_stream(Some(sse_event(&message)), exchange),
+        Some(Out::Framed(frame)) => event_stream(Some(frame), exchange),
+        Some(Out::KeepAlive) => event_stream(Some(Bytes::from_static(b":\n\n")), exchange),
+        Some(Out::Accepted) => empty(StatusCode::ACCEPTED),
+        None => silent(exchange),
     }
 }
 

@@ -14,7 +14,7 @@
 //! ([`QUEUE`]) and run one at a time (the device serves one at a time), so a request waiting
 //! for the host's answers never blocks the reading of those answers.
 
-use std::sync::{Mutex, OnceLock, PoisonError};
+use std::sync::{Mutex, OnceLock};
 
 use bytes::Bytes;
 use snodo_core::json::{Limits, Writer};
@@ -24,7 +24,7 @@ use snodo_core::server::Notifier;
 use tokio::sync::{mpsc, oneshot};
 
 use super::device::Device;
-use super::rounds::{DeviceRounds, Known};
+use super::rounds::{DeviceRounds, Known, lock};
 use crate::legacy::round::{BridgeBuffers, BridgeConfig, Bridged, Link, LinkClosed, WaitsFull};
 use crate::legacy::stdio::Legacy;
 use crate::stdio::in_flight::RequestKey;
@@ -138,16 +138,7 @@ impl<'d> Host<'d> {
             Ok(known) => known,
             Err(why) => return refuse(ErrorCode::INTERNAL_ERROR, &why),
         };
-        let mut out = vec![0; 4096];
-        let len = loop {
-            let mut w = Writer::new(&mut out);
-            known.write_initialize(&mut w, request.id, &session);
-            match w.finish() {
-                Ok(len) => break len,
-                Err(short) => out.resize(short.required, 0),
-            }
-        };
-        out.truncate(len);
+        let out = known.initialize_reply(request.id, &session);
         let _ = self.known.set(known);
         self.legacy.open_session(session);
         tracing::info!(
@@ -269,8 +260,4 @@ fn error(id: Id<'_>, text: &str) -> Vec<u8> {
     let len = w.finish().unwrap_or(0);
     out.truncate(len);
     out
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }

@@ -2,14 +2,66 @@
 //! ([`DeviceRounds`]), and the answer to a legacy host's `initialize` from the device's own
 //! `server/discover` ([`Known`]).
 
+use std::sync::{Mutex, MutexGuard, PoisonError};
+
+use bytes::Bytes;
 use snodo_core::json::{Limits, Writer};
 use snodo_core::legacy::{Session, write_initialize_result};
 use snodo_core::rpc::{self, ErrorCode, Id};
-use snodo_core::server::{Config, Notifier, ServerCapabilities, ServerInfo};
+use snodo_core::server::{Config, Notifier, Principal, ServerCapabilities, ServerInfo};
 
 use super::device::{Answer, Device, DeviceError};
 use super::stdio::{error_reply, failure_reply};
+use crate::legacy::http::Backend;
 use crate::legacy::round::Rounds;
+
+/// The device as the backend of legacy HTTP sessions: `initialize` answered from its
+/// discovery (asked again for each session, since the device may have been replaced or
+/// reset), and each lifted request run on it.
+#[derive(Debug)]
+pub(crate) struct DeviceBackend {
+    device: Device,
+    /// What the device said at the last `initialize`.
+    known: Mutex<Known>,
+}
+
+impl DeviceBackend {
+    pub(crate) fn new(device: Device) -> Self {
+        DeviceBackend {
+            device,
+            known: Mutex::default(),
+        }
+    }
+}
+
+impl Backend for DeviceBackend {
+    type Rounds<'b> = DeviceRounds<'b>;
+
+    fn limits(&self) -> Limits {
+        Limits::HOST
+    }
+
+    fn served(&self) -> ServerCapabilities {
+        lock(&self.known).capabilities
+    }
+
+    fn rounds<'b>(&'b self, _principal: Principal<'b>) -> DeviceRounds<'b> {
+        DeviceRounds {
+            device: &self.device,
+        }
+    }
+
+    async fn initialize(&self, id: Id<'_>, session: &Session) -> Result<Bytes, String> {
+        let known = Known::ask(&self.device).await?;
+        let reply = known.initialize_reply(id, session);
+        *lock(&self.known) = known;
+        Ok(Bytes::from(reply))
+    }
+}
+
+pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
 
 /// The device runs each lifted request: the bridge loop's modern round, across the link.
 pub(crate) struct DeviceRounds<'d> {
@@ -134,8 +186,23 @@ impl Known {
         })
     }
 
+    /// The `initialize` result for request `id` of `session`.
+    pub(crate) fn initialize_reply(&self, id: Id<'_>, session: &Session) -> Vec<u8> {
+        let mut out = vec![0; 4096];
+        let len = loop {
+            let mut w = Writer::new(&mut out);
+            self.write_initialize(&mut w, id, session);
+            match w.finish() {
+                Ok(len) => break len,
+                Err(short) => out.resize(short.required, 0),
+            }
+        };
+        out.truncate(len);
+        out
+    }
+
     /// Writes the `initialize` result for request `id` of `session`.
-    pub(crate) fn write_initialize(&self, w: &mut Writer<'_>, id: Id<'_>, session: &Session) {
+    fn write_initialize(&self, w: &mut Writer<'_>, id: Id<'_>, session: &Session) {
         let mut config = Config::new(self.name.as_str(), self.version.as_str());
         config.info = ServerInfo {
             title: self.title.as_deref(),

@@ -279,13 +279,7 @@ impl<A: AsyncHandler + 'static> McpService<A> {
         let mut exchange = Exchange::new(work, received);
         match exchange.next().await {
             Some(Out::Reply(message, status)) => json(status, message),
-            Some(Out::Opened { reply, session }) => {
-                let mut response = json(StatusCode::OK, reply);
-                if let Ok(id) = HeaderValue::from_str(session.as_str()) {
-                    response.headers_mut().insert(legacy::HEADER_SESSION_ID, id);
-                }
-                response
-            }
+            Some(Out::Opened { reply, session }) => legacy::opened(reply, &session),
             Some(Out::Accepted) => empty(StatusCode::ACCEPTED),
             Some(Out::Event(message)) => event_stream(Some(sse_event(&message)), exchange),
             Some(Out::Framed(frame)) => event_stream(Some(frame), exchange),
@@ -405,7 +399,7 @@ async fn run<A: AsyncHandler + 'static>(
         Ok(Err(Diverted::Era(refusal))) => Some(refusal),
         Ok(Err(Diverted::Legacy(route))) => {
             let endpoint = legacy::Endpoint {
-                server: &shared_server,
+                backend: Arc::new(legacy::ServerBackend(Arc::clone(&shared_server))),
                 sessions: &shared.sessions,
                 in_flight: &shared.in_flight,
                 response_len: inner.config.max_response_len,

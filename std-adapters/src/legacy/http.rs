@@ -16,22 +16,24 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use http::request::Parts;
-use http::{HeaderMap, Method, Response, StatusCode};
+use http::{HeaderMap, HeaderValue, Method, Response, StatusCode};
 use snodo_core::json::{Limits, Writer};
 use snodo_core::legacy::{
-    BridgeId, Era, EraMismatch, EraSupport, HttpRoute, Session, Step, check_version_header,
-    classify_post, parse_initialize, write_empty_result, write_event, write_initialize_result,
+    BridgeId, Era, EraMismatch, EraSupport, HttpRoute, Session, SessionId, Step,
+    check_version_header, classify_post, parse_initialize, write_empty_result, write_event,
+    write_initialize_result,
 };
 use snodo_core::protocol::META_PROTOCOL_VERSION;
 use snodo_core::protocol::http::HEADER_PROTOCOL_VERSION;
 use snodo_core::rpc::{self, ErrorCode, Id, Incoming};
 use snodo_core::server::{Notifier, Principal, Server, ServerCapabilities};
+use std::future::Future;
 use tokio::sync::{broadcast, mpsc, oneshot, watch};
 use tokio::time::Instant;
 
 use super::replay::{parse_event_id, priming};
 use super::round::{
-    BridgeBuffers, BridgeConfig, Bridged, Link, LinkClosed, Local, WaitsFull, bridge,
+    BridgeBuffers, BridgeConfig, Bridged, Link, LinkClosed, Local, Rounds, WaitsFull, bridge,
 };
 use super::sessions::{Entry, RequestTicket, Sessions, StreamClaim, SubscribeRefused};
 use crate::events::{EventBus, ServerEvent, next_event};
@@ -85,9 +87,65 @@ pub(crate) fn is_session_method(parts: &Parts, support: EraSupport) -> bool {
         && parts.headers.contains_key(HEADER_SESSION_ID)
 }
 
+/// What serves a legacy session's requests: a server in this process, or the device
+/// behind the serial bridge.
+pub(crate) trait Backend: Send + Sync + 'static {
+    /// The modern round of each lifted request.
+    type Rounds<'b>: Rounds + Send + Sync
+    where
+        Self: 'b;
+
+    /// Bounds on the JSON of the requests and the client's answers.
+    fn limits(&self) -> Limits;
+
+    /// What the backend serves, as the session answers it (`ping`, `logging/setLevel`, ...).
+    fn served(&self) -> ServerCapabilities;
+
+    /// The round that runs a request of `principal`.
+    fn rounds<'b>(&'b self, principal: Principal<'b>) -> Self::Rounds<'b>;
+
+    /// The `initialize` result for request `id` opening `session`, or why it cannot be
+    /// answered (-32603).
+    fn initialize(
+        &self,
+        id: Id<'_>,
+        session: &Session,
+    ) -> impl Future<Output = Result<Bytes, String>> + Send;
+}
+
+/// A server in this process as a [`Backend`] (a type without a lifetime, so the futures
+/// that hold it are `Send` for every lifetime the compiler erases).
+pub(crate) struct ServerBackend<A: 'static>(pub(crate) Arc<Server<'static, A>>);
+
+impl<A: AsyncHandler + 'static> Backend for ServerBackend<A> {
+    type Rounds<'b> = Local<'b, A>;
+
+    fn limits(&self) -> Limits {
+        self.0.config().limits
+    }
+
+    fn served(&self) -> ServerCapabilities {
+        self.0.app().capabilities()
+    }
+
+    fn rounds<'b>(&'b self, principal: Principal<'b>) -> Local<'b, A> {
+        Local {
+            server: &self.0,
+            principal,
+        }
+    }
+
+    async fn initialize(&self, id: Id<'_>, session: &Session) -> Result<Bytes, String> {
+        let served = self.0.app().capabilities();
+        Ok(written(|w| {
+            write_initialize_result(w, id, session, self.0.config(), served);
+        }))
+    }
+}
+
 /// What a legacy POST needs of its endpoint.
-pub(crate) struct Endpoint<'e, A: 'static> {
-    pub(crate) server: &'e Arc<Server<'static, A>>,
+pub(crate) struct Endpoint<'e, B: Backend> {
+    pub(crate) backend: Arc<B>,
     pub(crate) sessions: &'e Sessions,
     pub(crate) in_flight: &'e Arc<InFlight>,
     /// The size of a request's output buffer.
@@ -115,22 +173,22 @@ pub(crate) fn refuse_era(
 /// [`HttpRoute::Session`]): `Ok` with the answer to send, or `Err` when a request's stream
 /// went to `outputs` already, with the response at its end (`None`: it was cancelled,
 /// polled, or the client left first).
-pub(crate) async fn post<A: AsyncHandler + 'static>(
-    endpoint: Endpoint<'_, A>,
+pub(crate) async fn post<B: Backend>(
+    endpoint: Endpoint<'_, B>,
     route: HttpRoute,
     body: &Bytes,
     headers: &HeaderMap,
     principal: Option<&str>,
     outputs: &mpsc::Sender<Out>,
 ) -> Result<Out, Option<Bytes>> {
-    let limits = &endpoint.server.config().limits;
+    let limits = &endpoint.backend.limits();
     let message = match rpc::parse(body, limits) {
         Ok(message) => message,
         // The modern path parsed it first; it cannot fail here.
         Err(_) => return Ok(failure(StatusCode::BAD_REQUEST, "Parse error")),
     };
     if route == HttpRoute::Initialize {
-        return Ok(initialize(&endpoint, &message, principal));
+        return Ok(initialize(&endpoint, &message, principal).await);
     }
     let Some(entry) = headers
         .get(HEADER_SESSION_ID)
@@ -145,7 +203,7 @@ pub(crate) async fn post<A: AsyncHandler + 'static>(
             "Unsupported MCP-Protocol-Version for this session",
         ));
     }
-    let served = endpoint.server.app().capabilities();
+    let served = endpoint.backend.served();
     // Room for any answer the session writes itself: an error echoes at most the body's id.
     let mut reply = vec![0u8; body.len() + 512];
     let mut w = Writer::new(&mut reply);
@@ -208,7 +266,7 @@ pub(crate) async fn post<A: AsyncHandler + 'static>(
             };
             let stream = entry.streams().open();
             let job = Job {
-                server: Arc::clone(endpoint.server),
+                backend: Arc::clone(&endpoint.backend),
                 in_flight: Arc::clone(endpoint.in_flight),
                 ticket,
                 stream: StreamEnd {
@@ -230,8 +288,8 @@ pub(crate) async fn post<A: AsyncHandler + 'static>(
 
 /// A request of a legacy session, running on its own task; its events go to the session's
 /// stream `stream`.
-struct Job<A: 'static> {
-    server: Arc<Server<'static, A>>,
+struct Job<B> {
+    backend: Arc<B>,
     in_flight: Arc<InFlight>,
     ticket: RequestTicket,
     stream: StreamEnd,
@@ -241,7 +299,7 @@ struct Job<A: 'static> {
     bridge: BridgeConfig,
 }
 
-impl<A: AsyncHandler + 'static> Job<A> {
+impl<B: Backend> Job<B> {
     async fn run(self) {
         let entry = Arc::clone(self.ticket.entry());
         tokio::select! {
@@ -254,8 +312,7 @@ impl<A: AsyncHandler + 'static> Job<A> {
     /// become events of its stream, and its reply the last.
     async fn serve(&self) {
         let entry = self.ticket.entry();
-        let Ok(Incoming::Request(request)) = rpc::parse(&self.body, &self.server.config().limits)
-        else {
+        let Ok(Incoming::Request(request)) = rpc::parse(&self.body, &self.backend.limits()) else {
             return;
         };
         let mut link = StreamLink {
@@ -274,12 +331,9 @@ impl<A: AsyncHandler + 'static> Job<A> {
             }
         };
         let mut buffers = BridgeBuffers::new(self.response_len, &self.bridge);
-        let local = Local {
-            server: &self.server,
-            principal,
-        };
+        let rounds = self.backend.rounds(principal);
         let bridged = bridge(
-            &local,
+            &rounds,
             &mut link,
             &self.bridge,
             &request,
@@ -396,8 +450,8 @@ pub(crate) async fn relay(
 }
 
 /// Opens a session for an `initialize` request.
-fn initialize<A: AsyncHandler + 'static>(
-    endpoint: &Endpoint<'_, A>,
+async fn initialize<B: Backend>(
+    endpoint: &Endpoint<'_, B>,
     message: &Incoming<'_>,
     principal: Option<&str>,
 ) -> Out {
@@ -419,6 +473,17 @@ fn initialize<A: AsyncHandler + 'static>(
             return Out::Reply(reply, StatusCode::BAD_REQUEST);
         }
     };
+    // Asked before the session opens, so a backend that cannot answer leaves none behind.
+    let reply = match endpoint.backend.initialize(request.id, &session).await {
+        Ok(reply) => reply,
+        Err(why) => {
+            tracing::error!("initialize not answered: {why}");
+            let reply = written(|w| {
+                rpc::write_error(w, Some(request.id), ErrorCode::INTERNAL_ERROR, &why, None);
+            });
+            return Out::Reply(reply, StatusCode::BAD_GATEWAY);
+        }
+    };
     let Ok(entry) = endpoint.sessions.open(session, principal) else {
         tracing::warn!("legacy session table full; initialize refused");
         let reply = written(|w| {
@@ -432,11 +497,6 @@ fn initialize<A: AsyncHandler + 'static>(
         });
         return Out::Reply(reply, StatusCode::SERVICE_UNAVAILABLE);
     };
-    let server = endpoint.server;
-    let served = server.app().capabilities();
-    let reply = written(|w| {
-        write_initialize_result(w, request.id, &session, server.config(), served);
-    });
     tracing::debug!(
         session = entry.id().as_str(),
         version = session.version().name(),
@@ -620,6 +680,16 @@ impl SessionStream {
 /// The bus a session stream listens to.
 pub(crate) fn subscribe(events: Option<&EventBus>) -> Option<broadcast::Receiver<ServerEvent>> {
     events.map(EventBus::subscribe)
+}
+
+/// The response to an `initialize` that opened `session`: its result, and the session id
+/// in `Mcp-Session-Id`.
+pub(crate) fn opened(reply: Bytes, session: &SessionId) -> Response<McpBody> {
+    let mut response = json(StatusCode::OK, reply);
+    if let Ok(id) = HeaderValue::from_str(session.as_str()) {
+        response.headers_mut().insert(HEADER_SESSION_ID, id);
+    }
+    response
 }
 
 /// An HTTP-level failure of a legacy request: a JSON-RPC error without an id.

@@ -139,7 +139,7 @@ pub(crate) trait Rounds {
         request: &[u8],
         out: &mut [u8],
         notifier: &mut (dyn Notifier + Send),
-    ) -> impl Future<Output = usize>;
+    ) -> impl Future<Output = usize> + Send;
 }
 
 /// A server in this process, run with [`crate::handle`] for `principal`.

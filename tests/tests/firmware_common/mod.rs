@@ -488,6 +488,146 @@ impl HttpBridge {
     }
 }
 
+impl HttpBridge {
+    /// Sends `method` to `/mcp` with the headers a 2025-11-25 client sends: its session id
+    /// and `MCP-Protocol-Version: 2025-11-25` once it has one, and no 2026-07-28 headers.
+    /// The response is read as it comes.
+    pub fn legacy(&self, method: &str, body: Option<&Value>, session: Option<&str>) -> Streamed {
+        let text = body.map(Value::to_string).unwrap_or_default();
+        let mut head = format!(
+            "{method} /mcp HTTP/1.1\r\nHost: {}\r\nAccept: application/json, text/event-stream\r\n\
+             Connection: close\r\n",
+            self.addr
+        );
+        if body.is_some() {
+            head.push_str(&format!(
+                "Content-Type: application/json\r\nContent-Length: {}\r\n",
+                text.len()
+            ));
+        }
+        if let Some(session) = session {
+            head.push_str(&format!(
+                "Mcp-Session-Id: {session}\r\nMCP-Protocol-Version: 2025-11-25\r\n"
+            ));
+        }
+        head.push_str("\r\n");
+        let mut stream = TcpStream::connect(&self.addr).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(20)))
+            .unwrap();
+        stream.write_all(head.as_bytes()).unwrap();
+        stream.write_all(text.as_bytes()).unwrap();
+        Streamed::read_head(BufReader::new(stream))
+    }
+}
+
+/// An HTTP response read as it arrives: its head, then its messages one at a time (the JSON
+/// body, or the `data:` of each SSE event that has one).
+pub struct Streamed {
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+    body: BufReader<TcpStream>,
+    chunked: bool,
+    /// Body text read but not yet split into events.
+    pending: String,
+}
+
+impl Streamed {
+    fn read_head(mut body: BufReader<TcpStream>) -> Streamed {
+        let mut line = String::new();
+        body.read_line(&mut line).unwrap();
+        let status = line
+            .split(' ')
+            .nth(1)
+            .and_then(|s| s.parse().ok())
+            .unwrap_or_else(|| panic!("a status line, not {line:?}"));
+        let mut headers = Vec::new();
+        loop {
+            line.clear();
+            body.read_line(&mut line).unwrap();
+            let line = line.trim_end();
+            if line.is_empty() {
+                break;
+            }
+            let (name, value) = line.split_once(':').unwrap_or((line, ""));
+            headers.push((name.to_ascii_lowercase(), value.trim().to_owned()));
+        }
+        let mut streamed = Streamed {
+            status,
+            headers,
+            body,
+            chunked: false,
+            pending: String::new(),
+        };
+        streamed.chunked = streamed
+            .header("transfer-encoding")
+            .is_some_and(|v| v.eq_ignore_ascii_case("chunked"));
+        streamed
+    }
+
+    /// The value of header `name` (lower case).
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    fn is_stream(&self) -> bool {
+        self.header("content-type")
+            .is_some_and(|t| t.starts_with("text/event-stream"))
+    }
+
+    /// The next message, or `None` at the end of the body.
+    pub fn next_message(&mut self) -> Option<Value> {
+        if !self.is_stream() {
+            let mut rest = String::new();
+            while let Some(piece) = self.read_piece() {
+                rest.push_str(&piece);
+            }
+            rest.push_str(&std::mem::take(&mut self.pending));
+            let rest = rest.trim();
+            return (!rest.is_empty())
+                .then(|| serde_json::from_str(rest).unwrap_or_else(|e| panic!("{e}: {rest}")));
+        }
+        loop {
+            if let Some(end) = self.pending.find("\n\n") {
+                let event: String = self.pending.drain(..end + 2).collect();
+                let data: String = event
+                    .lines()
+                    .filter_map(|l| l.strip_prefix("data:"))
+                    .map(str::trim_start)
+                    .collect();
+                if !data.is_empty() {
+                    return Some(serde_json::from_str(&data).unwrap());
+                }
+                continue;
+            }
+            let piece = self.read_piece()?;
+            self.pending.push_str(&piece);
+        }
+    }
+
+    /// The next piece of the body (one chunk when chunked), `None` at its end.
+    fn read_piece(&mut self) -> Option<String> {
+        if !self.chunked {
+            let mut buf = [0u8; 4096];
+            let n = self.body.read(&mut buf).unwrap();
+            return (n > 0).then(|| String::from_utf8_lossy(&buf[..n]).into_owned());
+        }
+        let mut size = String::new();
+        self.body.read_line(&mut size).unwrap();
+        let size = usize::from_str_radix(size.trim(), 16).unwrap_or(0);
+        if size == 0 {
+            return None;
+        }
+        let mut chunk = vec![0u8; size + 2];
+        self.body.read_exact(&mut chunk).unwrap();
+        chunk.truncate(size);
+        Some(String::from_utf8(chunk).unwrap())
+    }
+}
+
 impl Drop for HttpBridge {
     fn drop(&mut self) {
         let _ = self.child.kill();
