@@ -9,6 +9,11 @@
 //! maps to; when the device reports progress first, the response is an event stream, as on
 //! the listener. A failure of the device is a JSON-RPC -32603 error with the request's id,
 //! under 503 (disconnected, busy), 504 (no answer in time) or 502 (garbage).
+//!
+//! A legacy POST (`initialize`, or a message naming its `Mcp-Session-Id`), and a session's
+//! `GET` or `DELETE`, take the HTTP server's legacy path ([`crate::legacy::http`]) with the
+//! device as its backend ([`DeviceBackend`]): the sessions, their streams and the bridged
+//! input requests are the server's own.
 
 use std::convert::Infallible;
 use std::io;

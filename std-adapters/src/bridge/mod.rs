@@ -22,11 +22,11 @@
 //! - **timeout**: no reply within [`DeviceConfig::timeout`].
 //!
 //! A legacy host (one that opens with `initialize`, 2025-11-25 and earlier) is served on
-//! the stdio side with the device unchanged: the bridge keeps the legacy session, answers
+//! both sides with the device unchanged: the bridge keeps the legacy session, answers
 //! `initialize` from the device's `server/discover`, and bridges the device's
 //! `input_required` results to the host as `elicitation/create`, `sampling/createMessage`
-//! or `roots/list`, retrying on the device with the answers (the stdio server's bridge
-//! loop, [`crate::legacy`]).
+//! or `roots/list`, retrying on the device with the answers (the servers' own session and
+//! bridge-loop code, [`crate::legacy`], with the device as the backend).
 //!
 //! One request is on the link at a time (the device serves one at a time); others wait in
 //! a bounded queue. Device notifications before a reply (progress) go to that request's

@@ -4,7 +4,8 @@
 //! unchanged; `initialize` opens a session whose id the response carries in
 //! `Mcp-Session-Id`; any other message with that header belongs to the session (404 when it
 //! is unknown, ended or expired; 400 for an `MCP-Protocol-Version` it cannot accept).
-//! A session's requests run through the same modern handler path, lifted into the modern
+//! A session's requests run on the endpoint's [`Backend`] (the modern handler path of a
+//! server in this process, or the device behind the serial bridge), lifted into the modern
 //! shape and their results lowered again ([`snodo_core::legacy`]); their progress and log
 //! notifications make the POST's response an event stream. `GET` with the session id opens
 //! the session's own stream (list changes, updates of subscribed resources), `DELETE` ends

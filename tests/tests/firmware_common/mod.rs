@@ -475,13 +475,7 @@ impl HttpBridge {
         for (name, value) in extra {
             head.push_str(&format!("{name}: {value}\r\n"));
         }
-        head.push_str("\r\n");
-        let mut stream = TcpStream::connect(&self.addr).unwrap();
-        stream
-            .set_read_timeout(Some(Duration::from_secs(20)))
-            .unwrap();
-        stream.write_all(head.as_bytes()).unwrap();
-        stream.write_all(text.as_bytes()).unwrap();
+        let mut stream = self.send_raw(&head, &text);
         let mut raw = Vec::new();
         stream.read_to_end(&mut raw).unwrap();
         parse_http(&raw)
@@ -510,14 +504,20 @@ impl HttpBridge {
                 "Mcp-Session-Id: {session}\r\nMCP-Protocol-Version: 2025-11-25\r\n"
             ));
         }
-        head.push_str("\r\n");
+        Streamed::read_head(BufReader::new(self.send_raw(&head, &text)))
+    }
+
+    /// Sends the request head `head` (without its blank line) and `body` on a new
+    /// connection.
+    fn send_raw(&self, head: &str, body: &str) -> TcpStream {
         let mut stream = TcpStream::connect(&self.addr).unwrap();
         stream
             .set_read_timeout(Some(Duration::from_secs(20)))
             .unwrap();
         stream.write_all(head.as_bytes()).unwrap();
-        stream.write_all(text.as_bytes()).unwrap();
-        Streamed::read_head(BufReader::new(stream))
+        stream.write_all(b"\r\n").unwrap();
+        stream.write_all(body.as_bytes()).unwrap();
+        stream
     }
 }
 
