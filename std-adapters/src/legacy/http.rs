@@ -34,7 +34,7 @@ use tokio::time::Instant;
 
 use super::replay::{parse_event_id, priming};
 use super::round::{
-    BridgeBuffers, BridgeConfig, Bridged, Link, LinkClosed, Local, Rounds, WaitsFull, bridge,
+    BridgeConfig, BridgePool, Bridged, Link, LinkClosed, Local, Rounds, WaitsFull, bridge,
 };
 use super::sessions::{Entry, RequestTicket, Sessions, StreamClaim, SubscribeRefused};
 use crate::events::{EventBus, ServerEvent, next_event};
@@ -268,6 +268,7 @@ pub(crate) async fn post<B: Backend>(
             let stream = entry.streams().open();
             let job = Job {
                 backend: Arc::clone(&endpoint.backend),
+                buffers: Arc::clone(endpoint.sessions.buffers()),
                 in_flight: Arc::clone(endpoint.in_flight),
                 ticket,
                 stream: StreamEnd {
@@ -291,6 +292,7 @@ pub(crate) async fn post<B: Backend>(
 /// stream `stream`.
 struct Job<B> {
     backend: Arc<B>,
+    buffers: Arc<BridgePool>,
     in_flight: Arc<InFlight>,
     ticket: RequestTicket,
     stream: StreamEnd,
@@ -331,7 +333,7 @@ impl<B: Backend> Job<B> {
                 std::future::pending::<()>().await;
             }
         };
-        let mut buffers = BridgeBuffers::new(self.response_len, &self.bridge);
+        let mut buffers = self.buffers.take(self.response_len, &self.bridge);
         let rounds = self.backend.rounds(principal);
         let bridged = bridge(
             &rounds,
@@ -346,6 +348,7 @@ impl<B: Backend> Job<B> {
             let reply = Bytes::copy_from_slice(buffers.reply(len));
             entry.streams().push(self.stream.stream, reply, true);
         }
+        self.buffers.give(buffers);
     }
 }
 

@@ -294,9 +294,53 @@ impl BridgeBuffers {
         }
     }
 
+    /// Whether these buffers have the sizes [`BridgeBuffers::new`] would give.
+    fn fits(&self, max_response_len: usize, config: &BridgeConfig) -> bool {
+        self.modern.len() == max_response_len && self.store.len() == config.max_answers_len
+    }
+
     /// The reply [`Bridged::Reply`] names.
     pub(crate) fn reply(&self, len: usize) -> &[u8] {
         &self.reply[..len]
+    }
+}
+
+/// Idle [`BridgeBuffers`] kept for the next request, at most `keep` of them: a transport
+/// that starts a bridge per request (HTTP) reuses them instead of zeroing megabytes anew.
+#[derive(Debug)]
+pub(crate) struct BridgePool {
+    keep: usize,
+    idle: Mutex<Vec<BridgeBuffers>>,
+}
+
+impl BridgePool {
+    /// A pool that keeps at most `keep` idle sets.
+    pub(crate) fn new(keep: usize) -> Self {
+        BridgePool {
+            keep,
+            idle: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// An idle set of the sizes asked for, or a new one.
+    pub(crate) fn take(&self, max_response_len: usize, config: &BridgeConfig) -> BridgeBuffers {
+        let reused = self
+            .idle
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .pop();
+        match reused {
+            Some(buffers) if buffers.fits(max_response_len, config) => buffers,
+            _ => BridgeBuffers::new(max_response_len, config),
+        }
+    }
+
+    /// Keeps `buffers` for a later request, unless the pool is full.
+    pub(crate) fn give(&self, buffers: BridgeBuffers) {
+        let mut idle = self.idle.lock().unwrap_or_else(PoisonError::into_inner);
+        if idle.len() < self.keep {
+            idle.push(buffers);
+        }
     }
 }
 
@@ -605,5 +649,31 @@ fn write_growing(out: &mut Vec<u8>, mut write: impl FnMut(&mut Writer<'_>)) -> u
             Ok(len) => return len,
             Err(too_small) => out.resize(too_small.required, 0),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{BridgeConfig, BridgePool};
+
+    #[test]
+    fn the_pool_reuses_buffers_of_the_same_sizes_and_keeps_at_most_its_capacity() {
+        let config = BridgeConfig::default();
+        let pool = BridgePool::new(1);
+        let first = pool.take(4096, &config);
+        let address = first.modern.as_ptr();
+        pool.give(first);
+        // A second set beyond the capacity is dropped, not kept.
+        pool.give(pool_set(&config));
+        let reused = pool.take(4096, &config);
+        assert_eq!(reused.modern.as_ptr(), address);
+        // Buffers of another size are never handed out for this one.
+        pool.give(reused);
+        let other = pool.take(8192, &config);
+        assert_eq!(other.modern.len(), 8192);
+    }
+
+    fn pool_set(config: &BridgeConfig) -> super::BridgeBuffers {
+        super::BridgeBuffers::new(4096, config)
     }
 }

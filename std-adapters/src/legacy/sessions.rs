@@ -21,7 +21,10 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
 use tokio::time::Instant;
 
 use super::replay::Streams;
-use super::round::Answers;
+use super::round::{Answers, BridgePool};
+
+/// Idle bridge buffers kept for later requests (each set is about two response buffers).
+const KEEP_BUFFERS: usize = 16;
 
 /// The bounds of the legacy sessions of one endpoint.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -157,6 +160,8 @@ pub(crate) struct Sessions {
     max_waiting: usize,
     running: Arc<Semaphore>,
     table: Mutex<HashMap<SessionId, Arc<Entry>>>,
+    /// The bridge buffers of finished requests, for the next ones.
+    buffers: Arc<BridgePool>,
 }
 
 /// One open session.
@@ -194,7 +199,13 @@ impl Sessions {
             max_waiting,
             running: Arc::new(Semaphore::new(limits.max_running)),
             table: Mutex::new(HashMap::new()),
+            buffers: Arc::new(BridgePool::new(KEEP_BUFFERS)),
         }
+    }
+
+    /// The pool of bridge buffers the endpoint's requests share.
+    pub(crate) fn buffers(&self) -> &Arc<BridgePool> {
+        &self.buffers
     }
 
     /// Opens a session for `session` under a fresh id from the operating system's CSPRNG;
