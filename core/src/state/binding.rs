@@ -55,8 +55,10 @@ impl<'a> Binding<'a> {
 
     /// Feeds the method and the principal, each framed by its length, then the canonical
     /// salient params (self-delimiting) into `sink`. The MAC of an `s2.` token absorbs this
-    /// itself, saving the separate hash and its padding.
-    pub(crate) fn frame(&self, sink: &mut impl FnMut(&[u8])) -> Result<(), TooDeep> {
+    /// itself, saving the separate hash and its padding. (`sink` is a trait object so that
+    /// the canonical emitters are compiled once for every caller, not once per closure: it
+    /// is called once for params of a few hundred bytes.)
+    pub(crate) fn frame(&self, mut sink: &mut dyn FnMut(&[u8])) -> Result<(), TooDeep> {
         sink(&(self.method.len() as u64).to_be_bytes());
         sink(self.method.as_bytes());
         match self.principal {
@@ -67,6 +69,6 @@ impl<'a> Binding<'a> {
                 sink(id.as_bytes());
             }
         }
-        canonical_digest_params(self.params, sink)
+        canonical_digest_params(self.params, &mut sink)
     }
 }

@@ -42,7 +42,7 @@ pub fn open<'s>(
         Version::V1 => {
             let binding = binding.hash().map_err(|_| InvalidState)?;
             let verifies = |secret: &Secret| secret.key().verify_v1(&binding, parts.signed, &tag);
-            if !any_key(options, parts.key_id, verifies) {
+            if !any_key(options, parts.key_id, &verifies) {
                 return Err(InvalidState);
             }
             decode_payload(parts.payload, scratch)?
@@ -52,7 +52,7 @@ pub fn open<'s>(
             let payload = decode_payload(parts.payload, scratch)?;
             let verifies =
                 |secret: &Secret| verify_v2(secret, binding, parts.key_id, payload, &tag);
-            if !any_key(options, parts.key_id, verifies) {
+            if !any_key(options, parts.key_id, &verifies) {
                 return Err(InvalidState);
             }
             payload
@@ -74,7 +74,7 @@ pub fn open<'s>(
 fn any_key(
     options: &StateOptions<impl KeySet + ?Sized>,
     key_id: &[u8],
-    verifies: impl Fn(&Secret) -> bool,
+    verifies: &dyn Fn(&Secret) -> bool,
 ) -> bool {
     match options.view() {
         KeysView::Secret(secret) => verifies(secret),
