@@ -60,7 +60,20 @@ impl KeywordSet {
         }
         KeywordSet(bits)
     }
+
+    /// This set and `keywords`.
+    pub(super) const fn and(self, keywords: &[Keyword]) -> KeywordSet {
+        KeywordSet(self.0 | KeywordSet::of(keywords).0)
+    }
 }
+
+/// What every kind of property allows: its `type`, the annotations and a `default`.
+pub(super) const COMMON: KeywordSet = KeywordSet::of(&[
+    Keyword::Type,
+    Keyword::Title,
+    Keyword::Description,
+    Keyword::Default,
+]);
 
 /// Where each keyword's value lies in the object's text: a start and a length, 8 bytes a
 /// keyword rather than a 16-byte view (this sits on the stack of every answer check).

@@ -4,7 +4,7 @@
 use super::super::super::BuildError;
 use super::super::format::Format;
 use super::super::util::count;
-use super::keywords::{Keyword, KeywordSet, Keywords};
+use super::keywords::{COMMON, Keyword, KeywordSet, Keywords};
 use super::options::Options;
 use crate::json::{Object, Value};
 
@@ -179,15 +179,7 @@ fn text(o: &Keywords<'_>) -> Result<Property<'static>, BuildError> {
     if o.contains(Keyword::EnumNames) {
         return Err(BuildError::new("form enumNames needs enum"));
     }
-    if !o.only(KeywordSet::of(&[
-        Keyword::Type,
-        Keyword::Title,
-        Keyword::Description,
-        Keyword::MinLength,
-        Keyword::MaxLength,
-        Keyword::Format,
-        Keyword::Default,
-    ])) {
+    if !o.only(COMMON.and(&[Keyword::MinLength, Keyword::MaxLength, Keyword::Format])) {
         return Err(BuildError::new(
             "form string property has an unsupported keyword \
              (allowed: type, title, description, minLength, maxLength, format, default)",
@@ -227,14 +219,7 @@ fn text(o: &Keywords<'_>) -> Result<Property<'static>, BuildError> {
 
 /// `type: "number"` or `"integer"`: `minimum`, `maximum`.
 fn numeric(o: &Keywords<'_>, integer: bool) -> Result<Property<'static>, BuildError> {
-    if !o.only(KeywordSet::of(&[
-        Keyword::Type,
-        Keyword::Title,
-        Keyword::Description,
-        Keyword::Minimum,
-        Keyword::Maximum,
-        Keyword::Default,
-    ])) {
+    if !o.only(COMMON.and(&[Keyword::Minimum, Keyword::Maximum])) {
         return Err(BuildError::new(
             "form number property has an unsupported keyword \
              (allowed: type, title, description, minimum, maximum, default)",
@@ -271,12 +256,7 @@ fn numeric(o: &Keywords<'_>, integer: bool) -> Result<Property<'static>, BuildEr
 
 /// `type: "boolean"`.
 fn boolean(o: &Keywords<'_>) -> Result<Property<'static>, BuildError> {
-    if !o.only(KeywordSet::of(&[
-        Keyword::Type,
-        Keyword::Title,
-        Keyword::Description,
-        Keyword::Default,
-    ])) {
+    if !o.only(COMMON) {
         return Err(BuildError::new(
             "form boolean property has an unsupported keyword \
              (allowed: type, title, description, default)",
@@ -287,15 +267,7 @@ fn boolean(o: &Keywords<'_>) -> Result<Property<'static>, BuildError> {
 
 /// `type: "string"` with `enum` (and legacy `enumNames`) or a titled `oneOf`.
 fn single<'a>(o: &Keywords<'a>) -> Result<Property<'a>, BuildError> {
-    if !o.only(KeywordSet::of(&[
-        Keyword::Type,
-        Keyword::Title,
-        Keyword::Description,
-        Keyword::Enum,
-        Keyword::EnumNames,
-        Keyword::OneOf,
-        Keyword::Default,
-    ])) {
+    if !o.only(COMMON.and(&[Keyword::Enum, Keyword::EnumNames, Keyword::OneOf])) {
         return Err(BuildError::new(
             "form single select has an unsupported keyword \
              (allowed: type, title, description, enum, enumNames, oneOf, default)",
@@ -331,15 +303,7 @@ fn single<'a>(o: &Keywords<'a>) -> Result<Property<'a>, BuildError> {
 
 /// `type: "array"`: `items` of options, `minItems`, `maxItems`.
 fn multi<'a>(o: &Keywords<'a>) -> Result<Property<'a>, BuildError> {
-    if !o.only(KeywordSet::of(&[
-        Keyword::Type,
-        Keyword::Title,
-        Keyword::Description,
-        Keyword::Items,
-        Keyword::MinItems,
-        Keyword::MaxItems,
-        Keyword::Default,
-    ])) {
+    if !o.only(COMMON.and(&[Keyword::Items, Keyword::MinItems, Keyword::MaxItems])) {
         return Err(BuildError::new(
             "form multi select has an unsupported keyword \
              (allowed: type, title, description, items, minItems, maxItems, default)",
