@@ -206,6 +206,8 @@ struct Measured {
     requests: u64,
     /// The server's largest `VmRSS` seen while it ran, KiB.
     peak_rss_kib: Option<u64>,
+    /// The server's largest `RssAnon` (its private part) seen while it ran, KiB.
+    peak_anon_kib: Option<u64>,
     /// CPU the server used, in cores (CPU seconds per second), warm-up included.
     server_cores: Option<f64>,
     /// CPU this generator used, in cores.
@@ -434,7 +436,12 @@ async fn measure(
     plan: Plan,
     pid: Option<String>,
 ) -> Measured {
-    let peak = Arc::new(AtomicU64::new(0));
+    // The largest VmRSS and RssAnon seen.
+    let peak = Arc::new([AtomicU64::new(0), AtomicU64::new(0)]);
+    let note = |peak: &[AtomicU64; 2], m: server::Memory| {
+        peak[0].fetch_max(m.rss_kib, Ordering::Relaxed);
+        peak[1].fetch_max(m.anon_kib, Ordering::Relaxed);
+    };
     let sampler = pid.clone().map(|pid| {
         let peak = peak.clone();
         tokio::spawn(async move {
@@ -442,7 +449,7 @@ async fn measure(
             loop {
                 tick.tick().await;
                 if let Some(m) = server::memory(&pid) {
-                    peak.fetch_max(m.rss_kib, Ordering::Relaxed);
+                    note(&peak, m);
                 }
             }
         })
@@ -469,9 +476,9 @@ async fn measure(
     }
     // One last reading, so a short run still has one.
     if let Some(m) = pid.as_deref().and_then(server::memory) {
-        peak.fetch_max(m.rss_kib, Ordering::Relaxed);
+        note(&peak, m);
     }
-    let peak = peak.load(Ordering::Relaxed);
+    let [peak, peak_anon] = [0, 1].map(|i| peak[i].load(Ordering::Relaxed));
     let requests = outcome.requests();
     let summaries = std::mem::take(&mut outcome.legs)
         .into_iter()
@@ -483,6 +490,7 @@ async fn measure(
         summaries,
         requests,
         peak_rss_kib: (peak > 0).then_some(peak),
+        peak_anon_kib: (peak_anon > 0).then_some(peak_anon),
         server_cores,
         client_cores,
         other_cores,
