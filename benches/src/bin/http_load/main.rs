@@ -263,17 +263,7 @@ fn run(options: Options) -> Result<bool, String> {
             }),
     });
 
-    let runtime = if options.threads == 1 {
-        tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-    } else {
-        tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(options.threads)
-            .enable_all()
-            .build()
-    }
-    .map_err(|e| format!("runtime: {e}"))?;
+    let runtime = runtime(options.threads)?;
 
     let load_before = server::load_average();
     let idle = pid.as_deref().and_then(server::memory);
@@ -409,6 +399,24 @@ fn run_stdio(options: &Options) -> Result<bool, String> {
     }
     println!("{line}");
     Ok(clean)
+}
+
+/// The generator's runtime: with one thread, a current-thread runtime, which runs the woken
+/// clients in the order they were woken (a multi-thread runtime runs the last one woken
+/// first, from its LIFO slot, and keeps its clients on a worker while the caller's thread
+/// waits).
+fn runtime(threads: usize) -> Result<tokio::runtime::Runtime, String> {
+    if threads == 1 {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+    } else {
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(threads)
+            .enable_all()
+            .build()
+    }
+    .map_err(|e| format!("runtime: {e}"))
 }
 
 /// `target/release/examples/preferences` beside this binary (`target/release/http_load`).

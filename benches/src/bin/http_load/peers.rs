@@ -67,11 +67,7 @@ impl Figures {
 
 /// Runs every row; `Ok(false)` when a request failed anywhere.
 pub fn run(peers: &Peers<'_>) -> Result<bool, String> {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(peers.threads)
-        .enable_all()
-        .build()
-        .map_err(|e| format!("runtime: {e}"))?;
+    let runtime = crate::runtime(peers.threads)?;
     println!(
         "peers: {} against {}, {} CPUs, load average {}; HTTP rows {:.1} s after {:.1} s \
          warm-up, generator on {} thread(s), HTTP servers on {} worker(s)",
