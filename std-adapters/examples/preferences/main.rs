@@ -196,7 +196,7 @@ fn run_check() -> ExitCode {
 
 /// Logs to standard error only: standard output belongs to the protocol. `RUST_LOG` is a list
 /// of `target=level` (or a bare level); `Targets` parses it without the regex engine an
-/// `EnvFilter` links in, about a tenth of the binary's code, which a server keeps resident.
+/// `EnvFilter` links in, about a sixth of the binary's code, which a server keeps resident.
 fn init_logging() {
     let filter = std::env::var("RUST_LOG")
         .ok()
