@@ -4,7 +4,7 @@
 //! Everything the views in [`super::value`] do afterwards relies on this pass; they never see
 //! bytes it did not accept.
 
-use super::skip::{HIGHS, bytes_below, bytes_equal, is_ws, next_hit, skip_ws, word_at};
+use super::skip::{is_ws, next_hit, same_bytes, skip_ws, string_stops, word_at};
 use super::string::JsonStr;
 use super::value::Value;
 
@@ -117,7 +117,7 @@ impl<'a> Key<'a> {
         if self.escaped {
             self.text.eq_str(name)
         } else {
-            self.text.raw() == name.as_bytes()
+            same_bytes(self.text.raw(), name.as_bytes())
         }
     }
 }
@@ -350,12 +350,7 @@ impl<'a, V: Visitor<'a>> Scanner<'a, '_, '_, V> {
         let mut j = start;
         let mut escaped = false;
         loop {
-            j = next_hit(b, j, |word| {
-                (word & HIGHS)
-                    | bytes_below(word, 0x20)
-                    | bytes_equal(word, b'"')
-                    | bytes_equal(word, b'\\')
-            });
+            j = next_hit(b, j, string_stops);
             let Some(&byte) = b.get(j) else {
                 self.i = j;
                 return Err(self.err());

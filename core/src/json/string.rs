@@ -1,6 +1,6 @@
 //! Escaped JSON string contents, compared and decoded without allocating.
 
-use super::skip::has_backslash;
+use super::skip::{has_backslash, same_bytes};
 
 /// The contents of a validated JSON string, still escaped (without the quotes).
 #[derive(Clone, Copy)]
@@ -24,7 +24,7 @@ impl PartialEq for JsonStr<'_> {
     /// Equality of the decoded text, whatever escapes either side used.
     fn eq(&self, other: &Self) -> bool {
         let (a, b) = (self.raw, other.raw);
-        if a == b {
+        if same_bytes(a, b) {
             // The same escaped text decodes to the same text.
             return true;
         }
@@ -78,7 +78,7 @@ impl<'a> JsonStr<'a> {
         // what it decodes to, and text without escapes is exactly as long.
         match self.raw.len().cmp(&s.len()) {
             core::cmp::Ordering::Less => false,
-            core::cmp::Ordering::Equal => self.raw == s.as_bytes() && !self.has_escapes(),
+            core::cmp::Ordering::Equal => same_bytes(self.raw, s.as_bytes()) && !self.has_escapes(),
             core::cmp::Ordering::Greater => match (self.raw.first(), s.as_bytes().first()) {
                 // Text that does not start with an escape starts with its first byte.
                 (Some(&first), Some(&wanted)) if first != b'\\' && first != wanted => false,
@@ -103,7 +103,9 @@ impl<'a> JsonStr<'a> {
         if self.has_escapes() {
             self.chars().count()
         } else {
-            core::str::from_utf8(self.raw).map_or(0, |s| s.chars().count())
+            // Validated UTF-8: every character has exactly one byte that is not a
+            // continuation byte (`10xxxxxx`).
+            self.raw.iter().filter(|&&b| (b as i8) >= -0x40).count()
         }
     }
 

@@ -137,3 +137,22 @@ fn writer_reemits_non_ascii_values() {
     let n = w.finish().unwrap();
     assert_eq!(&buf[..n], br#"{"\u00e9":["\u00fc",1]}"#);
 }
+
+proptest::proptest! {
+    /// Strings of any characters, with escapes at any offset from the word boundaries the
+    /// writer scans by, are written as ASCII JSON that reads back as the same text.
+    #[test]
+    fn written_strings_read_back_as_themselves(
+        s in "[a-z\"\\\\\u{0}-\u{1f}é😀\u{7f}]{0,40}",
+        pad in 0usize..9,
+    ) {
+        let text = std::format!("{}{s}", "p".repeat(pad));
+        let mut buf = [0u8; 512];
+        let mut w = Writer::new(&mut buf);
+        w.str(&text);
+        let n = w.finish().unwrap();
+        proptest::prop_assert!(buf[..n].is_ascii());
+        let back: std::string::String = serde_json::from_slice(&buf[..n]).unwrap();
+        proptest::prop_assert_eq!(back, text);
+    }
+}
