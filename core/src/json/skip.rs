@@ -60,20 +60,24 @@ pub(crate) fn next_hit(b: &[u8], mut j: usize, hits: impl Fn(u64) -> u64) -> usi
 /// call to `memchr` costs more than they do).
 #[inline]
 pub(crate) fn has_backslash(b: &[u8]) -> bool {
+    let Some(last) = b.len().checked_sub(8) else {
+        // Fewer than eight: looked at in place (`contains` would call `memchr`).
+        for &c in b {
+            if c == b'\\' {
+                return true;
+            }
+        }
+        return false;
+    };
     let mut j = 0;
-    while let Some(word) = word_at(b, j) {
-        if bytes_equal(word, b'\\') != 0 {
+    while j < last {
+        if word_at(b, j).is_some_and(|word| bytes_equal(word, b'\\') != 0) {
             return true;
         }
         j += 8;
     }
-    // Fewer than eight left: looked at in place (`contains` would call `memchr`).
-    for &c in b.get(j..).unwrap_or_default() {
-        if c == b'\\' {
-            return true;
-        }
-    }
-    false
+    // The last eight bytes, overlapping words already looked at.
+    word_at(b, last).is_some_and(|word| bytes_equal(word, b'\\') != 0)
 }
 
 /// Whether `a` and `b` hold the same bytes, compared eight at a time in place: keys and
@@ -231,6 +235,19 @@ mod tests {
             }
             assert_eq!(bytes_below(word, 0x20) != 0, byte < 0x20, "{byte}");
             assert_eq!(bytes_equal(word, b'"') != 0, byte == b'"', "{byte}");
+        }
+    }
+
+    #[test]
+    fn has_backslash_looks_at_every_byte() {
+        for len in 0..40 {
+            let plain = [b'a'; 40];
+            assert!(!has_backslash(&plain[..len]));
+            for at in 0..len {
+                let mut b = plain;
+                b[at] = b'\\';
+                assert!(has_backslash(&b[..len]), "{len} {at}");
+            }
         }
     }
 

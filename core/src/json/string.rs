@@ -1,6 +1,6 @@
 //! Escaped JSON string contents, compared and decoded without allocating.
 
-use super::skip::{has_backslash, same_bytes};
+use super::skip::{HIGHS, has_backslash, same_bytes, word_at};
 
 /// The contents of a validated JSON string, still escaped (without the quotes).
 #[derive(Clone, Copy)]
@@ -104,8 +104,18 @@ impl<'a> JsonStr<'a> {
             self.chars().count()
         } else {
             // Validated UTF-8: every character has exactly one byte that is not a
-            // continuation byte (`10xxxxxx`).
-            self.raw.iter().filter(|&&b| (b as i8) >= -0x40).count()
+            // continuation byte (`10xxxxxx`); an ASCII word of eight has none.
+            let mut continuations = 0;
+            let mut j = 0;
+            while let Some(word) = word_at(self.raw, j) {
+                if word & HIGHS != 0 {
+                    continuations += (word & !(word << 1) & HIGHS).count_ones() as usize;
+                }
+                j += 8;
+            }
+            let tail = self.raw.get(j..).unwrap_or_default();
+            continuations += tail.iter().filter(|&&b| b & 0xc0 == 0x80).count();
+            self.raw.len() - continuations
         }
     }
 

@@ -156,3 +156,14 @@ proptest::proptest! {
         proptest::prop_assert_eq!(back, text);
     }
 }
+
+proptest::proptest! {
+    /// The length JSON Schema counts is the number of characters, with or without escapes.
+    #[test]
+    fn char_count_counts_characters(s in "[a-zé😀ü\"\\\\\u{1}\u{7ff}\u{800}\u{ffff}]{0,40}") {
+        let json = serde_json::to_string(&s).unwrap();
+        let value = ok(&json);
+        let text = value.as_str().unwrap();
+        proptest::prop_assert_eq!(text.char_count(), s.chars().count());
+    }
+}
