@@ -167,3 +167,41 @@ proptest::proptest! {
         proptest::prop_assert_eq!(text.char_count(), s.chars().count());
     }
 }
+
+proptest::proptest! {
+    /// Integer literals read as `str::parse` reads them, at and past the edges of the types.
+    #[test]
+    fn integers_read_as_std_parses_them(n in proptest::num::i128::ANY, shift in 0u32..128) {
+        let n = n >> shift;
+        let literal = std::format!("{n}");
+        let value = ok(&literal);
+        proptest::prop_assert_eq!(value.as_i64(), literal.parse::<i64>().ok());
+        proptest::prop_assert_eq!(value.as_u64(), literal.parse::<u64>().ok());
+        let number = value.as_number().unwrap();
+        proptest::prop_assert_eq!(number.as_i64(), literal.parse::<i64>().ok());
+        proptest::prop_assert_eq!(number.as_u64(), literal.parse::<u64>().ok());
+    }
+}
+
+#[test]
+fn integer_edges_and_non_integers() {
+    for literal in [
+        "0",
+        "-0",
+        "9223372036854775807",
+        "9223372036854775808",
+        "-9223372036854775808",
+        "-9223372036854775809",
+        "18446744073709551615",
+        "18446744073709551616",
+        "1.0",
+        "1e2",
+        "-1",
+        "25",
+    ] {
+        let value = ok(literal);
+        assert_eq!(value.as_i64(), literal.parse::<i64>().ok(), "{literal}");
+        assert_eq!(value.as_u64(), literal.parse::<u64>().ok(), "{literal}");
+    }
+    assert_eq!(ok("\"7\"").as_i64(), None);
+}
