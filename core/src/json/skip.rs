@@ -101,6 +101,19 @@ pub(crate) fn same_bytes(a: &[u8], b: &[u8]) -> bool {
     word_at(a, last) == word_at(b, last)
 }
 
+/// Index of the first backslash at or after `from`, eight bytes at a time.
+#[inline]
+pub(crate) fn find_backslash(b: &[u8], from: usize) -> Option<usize> {
+    let mut j = next_hit(b, from, |word| bytes_equal(word, b'\\'));
+    while let Some(&c) = b.get(j) {
+        if c == b'\\' {
+            return Some(j);
+        }
+        j += 1;
+    }
+    None
+}
+
 /// Whether `byte` is JSON whitespace.
 #[inline(always)]
 pub(crate) const fn is_ws(byte: u8) -> bool {

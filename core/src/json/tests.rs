@@ -205,3 +205,30 @@ fn integer_edges_and_non_integers() {
     }
     assert_eq!(ok("\"7\"").as_i64(), None);
 }
+
+proptest::proptest! {
+    /// The same, when every non-ASCII character is a `\u` escape (surrogate pairs included),
+    /// as this crate's writer spells them.
+    #[test]
+    fn char_count_counts_unicode_escapes(s in "[a-zé😀ü\"\\\\\u{1}\u{7ff}\u{800}\u{ffff}\u{10000}-\u{10ffff}]{0,40}") {
+        let mut buf = [0u8; 1024];
+        let mut w = Writer::new(&mut buf);
+        w.str(&s);
+        let n = w.finish().unwrap();
+        let value = ok(core::str::from_utf8(&buf[..n]).unwrap());
+        proptest::prop_assert_eq!(value.as_str().unwrap().char_count(), s.chars().count());
+    }
+}
+
+#[test]
+fn char_count_reads_escapes_in_either_case() {
+    for (json, chars) in [
+        (r#""\uD83D\uDE00""#, 1),
+        (r#""\ud83d\ude00x""#, 2),
+        (r#""\u00E9\n\"\\\/""#, 5),
+        (r#""a\uDBFF\uDFFFé""#, 3),
+        (r#""""#, 0),
+    ] {
+        assert_eq!(ok(json).as_str().unwrap().char_count(), chars, "{json}");
+    }
+}
