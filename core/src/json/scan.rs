@@ -341,7 +341,11 @@ impl<'a, V: Visitor<'a>> Scanner<'a, '_, '_, V> {
     ///
     /// Eight bytes at a time up to the next quote, backslash, control character or
     /// non-ASCII byte; a non-ASCII byte must start a well-formed UTF-8 sequence.
-    #[inline(always)]
+    ///
+    /// With feature `inline-scan` (optimised builds only) it is inlined into the recursive
+    /// value and key paths: the call costs about what scanning a short string does, but the
+    /// frame of every nesting level grows.
+    #[cfg_attr(all(feature = "inline-scan", not(debug_assertions)), inline(always))]
     fn string(&mut self) -> Result<(JsonStr<'a>, bool), JsonError> {
         if self.peek() != Some(b'"') {
             return Err(self.err());
@@ -518,7 +522,7 @@ impl KeyFilter {
 /// without escapes is hashed straight from the input with two loads; one with escapes (rare)
 /// is decoded as it is hashed, and two spellings of one key always get the same bits. Keys
 /// that share those bytes only cost a rescan of the object's earlier keys.
-#[inline]
+#[cfg_attr(all(feature = "inline-scan", not(debug_assertions)), inline)]
 fn key_bits(text: &[u8], start: usize, end: usize, escaped: bool) -> KeyFilter {
     let raw = text.get(start..end).unwrap_or_default();
     let (len, first, last) = if escaped {
