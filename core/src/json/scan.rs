@@ -4,7 +4,7 @@
 //! Everything the views in [`super::value`] do afterwards relies on this pass; they never see
 //! bytes it did not accept.
 
-use super::skip::{is_ws, next_hit, same_bytes, skip_ws, string_stops, word_at};
+use super::skip::{is_ws, next_hit, skip_ws, string_stops, word_at};
 use super::string::JsonStr;
 use super::value::Value;
 
@@ -117,7 +117,7 @@ impl<'a> Key<'a> {
         if self.escaped {
             self.text.eq_str(name)
         } else {
-            same_bytes(self.text.raw(), name.as_bytes())
+            self.text.raw() == name.as_bytes()
         }
     }
 }
