@@ -4,7 +4,7 @@
 //! Everything the views in [`super::value`] do afterwards relies on this pass; they never see
 //! bytes it did not accept.
 
-use super::skip::{HIGHS, bytes_below, bytes_equal, is_ws, next_hit, skip_ws, word_at};
+use super::skip::{is_ws, next_hit, skip_ws, string_stops, word_at};
 use super::string::JsonStr;
 use super::value::Value;
 
@@ -341,6 +341,11 @@ impl<'a, V: Visitor<'a>> Scanner<'a, '_, '_, V> {
     ///
     /// Eight bytes at a time up to the next quote, backslash, control character or
     /// non-ASCII byte; a non-ASCII byte must start a well-formed UTF-8 sequence.
+    ///
+    /// With feature `inline-scan` (optimised builds only) it is inlined into the recursive
+    /// value and key paths: the call costs about what scanning a short string does, but the
+    /// frame of every nesting level grows.
+    #[cfg_attr(all(feature = "inline-scan", not(debug_assertions)), inline(always))]
     fn string(&mut self) -> Result<(JsonStr<'a>, bool), JsonError> {
         if self.peek() != Some(b'"') {
             return Err(self.err());
@@ -350,12 +355,7 @@ impl<'a, V: Visitor<'a>> Scanner<'a, '_, '_, V> {
         let mut j = start;
         let mut escaped = false;
         loop {
-            j = next_hit(b, j, |word| {
-                (word & HIGHS)
-                    | bytes_below(word, 0x20)
-                    | bytes_equal(word, b'"')
-                    | bytes_equal(word, b'\\')
-            });
+            j = next_hit(b, j, string_stops);
             let Some(&byte) = b.get(j) else {
                 self.i = j;
                 return Err(self.err());
@@ -522,17 +522,11 @@ impl KeyFilter {
 /// without escapes is hashed straight from the input with two loads; one with escapes (rare)
 /// is decoded as it is hashed, and two spellings of one key always get the same bits. Keys
 /// that share those bytes only cost a rescan of the object's earlier keys.
+#[cfg_attr(all(feature = "inline-scan", not(debug_assertions)), inline)]
 fn key_bits(text: &[u8], start: usize, end: usize, escaped: bool) -> KeyFilter {
     let raw = text.get(start..end).unwrap_or_default();
     let (len, first, last) = if escaped {
-        let mut hash = KeyWords::default();
-        let mut utf8 = [0u8; 4];
-        for c in JsonStr::from_validated(raw).chars() {
-            for &byte in c.encode_utf8(&mut utf8).as_bytes() {
-                hash.push(byte);
-            }
-        }
-        (hash.len, hash.first, hash.last)
+        decoded_key_words(raw)
     } else {
         let first = match word_at(text, start) {
             // Eight bytes from the key's start, cut to the key (the text goes on after it).
@@ -549,6 +543,20 @@ fn key_bits(text: &[u8], start: usize, end: usize, escaped: bool) -> KeyFilter {
     const K: u64 = 0x9e37_79b9_7f4a_7c15;
     let h = ((((len as u64).wrapping_mul(K) ^ first).wrapping_mul(K)) ^ last).wrapping_mul(K);
     KeyFilter(1 << (h >> 58), 1 << ((h >> 52) & 63))
+}
+
+/// The decoded length and first and last words of a key with escapes (rare; kept out of
+/// line so that the scanner's inlined path stays small).
+#[inline(never)]
+fn decoded_key_words(raw: &[u8]) -> (usize, u64, u64) {
+    let mut hash = KeyWords::default();
+    let mut utf8 = [0u8; 4];
+    for c in JsonStr::from_validated(raw).chars() {
+        for &byte in c.encode_utf8(&mut utf8).as_bytes() {
+            hash.push(byte);
+        }
+    }
+    (hash.len, hash.first, hash.last)
 }
 
 /// The length and the first and last eight bytes (little-endian, zero-padded when shorter)

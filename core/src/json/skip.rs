@@ -22,6 +22,19 @@ pub(crate) const fn bytes_equal(word: u64, byte: u8) -> u64 {
     bytes_below(word ^ (ONES * byte as u64), 1)
 }
 
+/// The high bit of each byte of `word` that a string body cannot hold as it is: a quote, a
+/// backslash, a control character or a non-ASCII byte (the lowest one exact, as above).
+///
+/// One subtraction per kind of byte and the word itself, masked once: below the first such
+/// byte no subtraction borrows, so that byte is flagged exactly.
+#[inline(always)]
+pub(crate) const fn string_stops(word: u64) -> u64 {
+    let quote = (word ^ (ONES * b'"' as u64)).wrapping_sub(ONES);
+    let backslash = (word ^ (ONES * b'\\' as u64)).wrapping_sub(ONES);
+    let control = word.wrapping_sub(ONES * 0x20);
+    (quote | backslash | control | word) & HIGHS
+}
+
 /// The eight bytes at `b[j..]`, little-endian, when that many remain.
 #[inline(always)]
 pub(crate) fn word_at(b: &[u8], j: usize) -> Option<u64> {
@@ -47,20 +60,58 @@ pub(crate) fn next_hit(b: &[u8], mut j: usize, hits: impl Fn(u64) -> u64) -> usi
 /// call to `memchr` costs more than they do).
 #[inline]
 pub(crate) fn has_backslash(b: &[u8]) -> bool {
+    let Some(last) = b.len().checked_sub(8) else {
+        // Fewer than eight: looked at in place (`contains` would call `memchr`).
+        for &c in b {
+            if c == b'\\' {
+                return true;
+            }
+        }
+        return false;
+    };
     let mut j = 0;
-    while let Some(word) = word_at(b, j) {
-        if bytes_equal(word, b'\\') != 0 {
+    while j < last {
+        if word_at(b, j).is_some_and(|word| bytes_equal(word, b'\\') != 0) {
             return true;
         }
         j += 8;
     }
-    // Fewer than eight left: looked at in place (`contains` would call `memchr`).
-    for &c in b.get(j..).unwrap_or_default() {
-        if c == b'\\' {
-            return true;
-        }
+    // The last eight bytes, overlapping words already looked at.
+    word_at(b, last).is_some_and(|word| bytes_equal(word, b'\\') != 0)
+}
+
+/// Whether `a` and `b` hold the same bytes, compared eight at a time in place: keys and
+/// names are short, and a call to `memcmp` costs more than they do.
+#[inline]
+pub(crate) fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
     }
-    false
+    let Some(last) = a.len().checked_sub(8) else {
+        return a.iter().zip(b).all(|(x, y)| x == y);
+    };
+    let mut j = 0;
+    while j < last {
+        if word_at(a, j) != word_at(b, j) {
+            return false;
+        }
+        j += 8;
+    }
+    // The last eight bytes, overlapping words already compared.
+    word_at(a, last) == word_at(b, last)
+}
+
+/// Index of the first backslash at or after `from`, eight bytes at a time.
+#[inline]
+pub(crate) fn find_backslash(b: &[u8], from: usize) -> Option<usize> {
+    let mut j = next_hit(b, from, |word| bytes_equal(word, b'\\'));
+    while let Some(&c) = b.get(j) {
+        if c == b'\\' {
+            return Some(j);
+        }
+        j += 1;
+    }
+    None
 }
 
 /// Whether `byte` is JSON whitespace.
@@ -179,12 +230,55 @@ mod tests {
                     | bytes_equal(word, b'"')
                     | bytes_equal(word, b'\\');
                 assert_eq!((mask.trailing_zeros() / 8) as usize, at, "{chunk:?}");
+                let stops = string_stops(word);
+                assert_eq!((stops.trailing_zeros() / 8) as usize, at, "{chunk:?}");
             }
         }
         for byte in 0..=255u8 {
             let word = u64::from_le_bytes([byte; 8]);
+            let stops = !(0x20..0x80).contains(&byte) || byte == b'"' || byte == b'\\';
+            assert_eq!(string_stops(word) != 0, stops, "{byte}");
+            // Alone after plain bytes, at every position.
+            for at in 0..8 {
+                let mut chunk = [b'a'; 8];
+                chunk[at] = byte;
+                let found = string_stops(u64::from_le_bytes(chunk));
+                let first = (found.trailing_zeros() / 8) as usize;
+                assert_eq!(first, if stops { at } else { 8 }, "{byte} at {at}");
+            }
             assert_eq!(bytes_below(word, 0x20) != 0, byte < 0x20, "{byte}");
             assert_eq!(bytes_equal(word, b'"') != 0, byte == b'"', "{byte}");
+        }
+    }
+
+    #[test]
+    fn has_backslash_looks_at_every_byte() {
+        for len in 0..40 {
+            let plain = [b'a'; 40];
+            assert!(!has_backslash(&plain[..len]));
+            for at in 0..len {
+                let mut b = plain;
+                b[at] = b'\\';
+                assert!(has_backslash(&b[..len]), "{len} {at}");
+            }
+        }
+    }
+
+    #[test]
+    fn same_bytes_is_slice_equality() {
+        let text = b"io.modelcontextprotocol/protocolVersion";
+        for len in 0..=text.len() {
+            let a = &text[..len];
+            assert!(same_bytes(a, a));
+            for at in 0..len {
+                let mut b = [0u8; 64];
+                b[..len].copy_from_slice(a);
+                b[at] ^= 0x20;
+                assert!(!same_bytes(a, &b[..len]), "{len} {at}");
+            }
+            if len > 0 {
+                assert!(!same_bytes(a, &text[..len - 1]));
+            }
         }
     }
 

@@ -1,6 +1,6 @@
 //! Escaped JSON string contents, compared and decoded without allocating.
 
-use super::skip::has_backslash;
+use super::skip::{HIGHS, find_backslash, has_backslash, same_bytes, word_at};
 
 /// The contents of a validated JSON string, still escaped (without the quotes).
 #[derive(Clone, Copy)]
@@ -24,7 +24,7 @@ impl PartialEq for JsonStr<'_> {
     /// Equality of the decoded text, whatever escapes either side used.
     fn eq(&self, other: &Self) -> bool {
         let (a, b) = (self.raw, other.raw);
-        if a == b {
+        if same_bytes(a, b) {
             // The same escaped text decodes to the same text.
             return true;
         }
@@ -47,6 +47,22 @@ impl PartialEq for JsonStr<'_> {
 }
 
 impl Eq for JsonStr<'_> {}
+
+/// How many bytes of validated UTF-8 start a character (are not `10xxxxxx` continuation
+/// bytes): eight at a time, and an ASCII word has no continuation byte.
+fn lead_bytes(raw: &[u8]) -> usize {
+    let mut continuations = 0;
+    let mut j = 0;
+    while let Some(word) = word_at(raw, j) {
+        if word & HIGHS != 0 {
+            continuations += (word & !(word << 1) & HIGHS).count_ones() as usize;
+        }
+        j += 8;
+    }
+    let tail = raw.get(j..).unwrap_or_default();
+    continuations += tail.iter().filter(|&&b| b & 0xc0 == 0x80).count();
+    raw.len() - continuations
+}
 
 impl<'a> JsonStr<'a> {
     pub(crate) fn from_validated(raw: &'a [u8]) -> Self {
@@ -78,7 +94,7 @@ impl<'a> JsonStr<'a> {
         // what it decodes to, and text without escapes is exactly as long.
         match self.raw.len().cmp(&s.len()) {
             core::cmp::Ordering::Less => false,
-            core::cmp::Ordering::Equal => self.raw == s.as_bytes() && !self.has_escapes(),
+            core::cmp::Ordering::Equal => same_bytes(self.raw, s.as_bytes()) && !self.has_escapes(),
             core::cmp::Ordering::Greater => match (self.raw.first(), s.as_bytes().first()) {
                 // Text that does not start with an escape starts with its first byte.
                 (Some(&first), Some(&wanted)) if first != b'\\' && first != wanted => false,
@@ -98,13 +114,29 @@ impl<'a> JsonStr<'a> {
         Chars { b: self.raw, i: 0 }
     }
 
-    /// Number of decoded Unicode scalar values (what JSON Schema calls the length).
+    /// Number of decoded Unicode scalar values (what JSON Schema calls the length), counted
+    /// without decoding: the bytes that start a character, less what each escape adds.
     pub fn char_count(&self) -> usize {
-        if self.has_escapes() {
-            self.chars().count()
-        } else {
-            core::str::from_utf8(self.raw).map_or(0, |s| s.chars().count())
+        let raw = self.raw;
+        let mut count = lead_bytes(raw);
+        let mut i = 0;
+        while let Some(at) = find_backslash(raw, i) {
+            // Validated escapes: `\x` is one character written with two ASCII bytes,
+            // `\uXXXX` one with six, and a low surrogate's `\uDCXX` completes the character
+            // the high one before it began.
+            if raw.get(at + 1) == Some(&b'u') {
+                let low = matches!(
+                    raw.get(at + 2..at + 4),
+                    Some([b'd' | b'D', b'c'..=b'f' | b'C'..=b'F'])
+                );
+                count = count.saturating_sub(if low { 6 } else { 5 });
+                i = at + 6;
+            } else {
+                count = count.saturating_sub(1);
+                i = at + 2;
+            }
         }
+        count
     }
 
     /// Length in bytes of the decoded UTF-8 text.

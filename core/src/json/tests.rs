@@ -137,3 +137,98 @@ fn writer_reemits_non_ascii_values() {
     let n = w.finish().unwrap();
     assert_eq!(&buf[..n], br#"{"\u00e9":["\u00fc",1]}"#);
 }
+
+proptest::proptest! {
+    /// Strings of any characters, with escapes at any offset from the word boundaries the
+    /// writer scans by, are written as ASCII JSON that reads back as the same text.
+    #[test]
+    fn written_strings_read_back_as_themselves(
+        s in "[a-z\"\\\\\u{0}-\u{1f}é😀\u{7f}]{0,40}",
+        pad in 0usize..9,
+    ) {
+        let text = std::format!("{}{s}", "p".repeat(pad));
+        let mut buf = [0u8; 512];
+        let mut w = Writer::new(&mut buf);
+        w.str(&text);
+        let n = w.finish().unwrap();
+        proptest::prop_assert!(buf[..n].is_ascii());
+        let back: std::string::String = serde_json::from_slice(&buf[..n]).unwrap();
+        proptest::prop_assert_eq!(back, text);
+    }
+}
+
+proptest::proptest! {
+    /// The length JSON Schema counts is the number of characters, with or without escapes.
+    #[test]
+    fn char_count_counts_characters(s in "[a-zé😀ü\"\\\\\u{1}\u{7ff}\u{800}\u{ffff}]{0,40}") {
+        let json = serde_json::to_string(&s).unwrap();
+        let value = ok(&json);
+        let text = value.as_str().unwrap();
+        proptest::prop_assert_eq!(text.char_count(), s.chars().count());
+    }
+}
+
+proptest::proptest! {
+    /// Integer literals read as `str::parse` reads them, at and past the edges of the types.
+    #[test]
+    fn integers_read_as_std_parses_them(n in proptest::num::i128::ANY, shift in 0u32..128) {
+        let n = n >> shift;
+        let literal = std::format!("{n}");
+        let value = ok(&literal);
+        proptest::prop_assert_eq!(value.as_i64(), literal.parse::<i64>().ok());
+        proptest::prop_assert_eq!(value.as_u64(), literal.parse::<u64>().ok());
+        let number = value.as_number().unwrap();
+        proptest::prop_assert_eq!(number.as_i64(), literal.parse::<i64>().ok());
+        proptest::prop_assert_eq!(number.as_u64(), literal.parse::<u64>().ok());
+    }
+}
+
+#[test]
+fn integer_edges_and_non_integers() {
+    for literal in [
+        "0",
+        "-0",
+        "9223372036854775807",
+        "9223372036854775808",
+        "-9223372036854775808",
+        "-9223372036854775809",
+        "18446744073709551615",
+        "18446744073709551616",
+        "1.0",
+        "1e2",
+        "-1",
+        "25",
+    ] {
+        let value = ok(literal);
+        assert_eq!(value.as_i64(), literal.parse::<i64>().ok(), "{literal}");
+        assert_eq!(value.as_u64(), literal.parse::<u64>().ok(), "{literal}");
+    }
+    assert_eq!(ok("\"7\"").as_i64(), None);
+}
+
+proptest::proptest! {
+    /// The same, when every non-ASCII character is a `\u` escape (surrogate pairs included),
+    /// as this crate's writer spells them.
+    #[test]
+    fn char_count_counts_unicode_escapes(s in "[a-zé😀ü\"\\\\\u{1}\u{7ff}\u{800}\u{ffff}\u{10000}-\u{10ffff}]{0,40}") {
+        let mut buf = [0u8; 1024];
+        let mut w = Writer::new(&mut buf);
+        w.str(&s);
+        let n = w.finish().unwrap();
+        let value = ok(core::str::from_utf8(&buf[..n]).unwrap());
+        proptest::prop_assert_eq!(value.as_str().unwrap().char_count(), s.chars().count());
+    }
+}
+
+#[test]
+fn char_count_reads_escapes_in_either_case() {
+    for (json, chars) in [
+        (r#""\uD83D\uDE00""#, 1),
+        (r#""\ud83d\ude00x""#, 2),
+        (r#""\u00E9\n\"\\\/""#, 5),
+        (r#""a\uDBFF\uDFFFé""#, 3),
+        (r#""""#, 0),
+    ] {
+        assert_eq!(ok(json).as_str().unwrap().char_count(), chars, "{json}");
+    }
+}

@@ -96,12 +96,17 @@ impl<'a> Value<'a> {
 
     /// Shorthand: the value as an `i64` if it is an integer literal that fits.
     pub fn as_i64(&self) -> Option<i64> {
-        self.as_number().and_then(|n| n.as_i64())
+        // Read from the bytes: a number's text need not be checked for UTF-8 first.
+        (self.kind() == Kind::Number)
+            .then(|| integer_i64(self.raw))
+            .flatten()
     }
 
     /// Shorthand: the value as a `u64` if it is an integer literal that fits.
     pub fn as_u64(&self) -> Option<u64> {
-        self.as_number().and_then(|n| n.as_u64())
+        (self.kind() == Kind::Number)
+            .then(|| integer_u64(self.raw))
+            .flatten()
     }
 
     /// Shorthand: the value as an `f64` if it is any number.
@@ -144,20 +149,12 @@ impl<'a> Number<'a> {
 
     /// The value as an `i64`, for an integer literal in range.
     pub fn as_i64(&self) -> Option<i64> {
-        if self.is_integer_literal() {
-            self.raw.parse().ok()
-        } else {
-            None
-        }
+        integer_i64(self.raw.as_bytes())
     }
 
     /// The value as a `u64`, for a non-negative integer literal in range.
     pub fn as_u64(&self) -> Option<u64> {
-        if self.is_integer_literal() {
-            self.raw.parse().ok()
-        } else {
-            None
-        }
+        integer_u64(self.raw.as_bytes())
     }
 
     /// The value as an `f64` (finite; huge literals saturate to infinity and are refused).
@@ -168,6 +165,35 @@ impl<'a> Number<'a> {
     /// Whether the value is mathematically an integer (`2`, `2.0` and `2e0` all are).
     pub fn is_integral(&self) -> bool {
         self.is_integer_literal() || self.as_f64().is_some_and(|v| v == libm_trunc(v))
+    }
+}
+
+/// The integer a literal of only decimal digits spells, if it fits a `u64` (anything else,
+/// a fraction, an exponent or a sign, is `None`). Ids and counts are read with this: it is
+/// a few instructions a digit, where `str::parse` first checks the text for UTF-8 and signs.
+fn integer_u64(literal: &[u8]) -> Option<u64> {
+    if literal.is_empty() {
+        return None;
+    }
+    let mut n: u64 = 0;
+    for &d in literal {
+        if !d.is_ascii_digit() {
+            return None;
+        }
+        n = n.checked_mul(10)?.checked_add(u64::from(d - b'0'))?;
+    }
+    Some(n)
+}
+
+/// The integer an integer literal (digits, after an optional minus) spells, if it fits an
+/// `i64`.
+fn integer_i64(literal: &[u8]) -> Option<i64> {
+    match literal.split_first() {
+        Some((b'-', digits)) => {
+            let magnitude = integer_u64(digits)?;
+            0i64.checked_sub_unsigned(magnitude)
+        }
+        _ => i64::try_from(integer_u64(literal)?).ok(),
     }
 }
 

@@ -7,6 +7,7 @@
 //! [`Writer::finish`] reports the size that would have been needed, in the manner of rustls'
 //! `InsufficientSizeError`.
 
+use super::skip::{next_hit, string_stops};
 use super::string::JsonStr;
 use super::value::{Kind, Value};
 
@@ -218,17 +219,21 @@ impl<'b> Writer<'b> {
         }
     }
 
-    /// Writes the escaped body of a string (without quotes).
+    /// Writes the escaped body of a string (without quotes): each run of bytes that need no
+    /// escape is found a word at a time and copied in one piece.
     pub(crate) fn escaped(&mut self, s: &str) {
         let bytes = s.as_bytes();
         let mut start = 0;
-        let mut i = 0;
-        while let Some(&b) = bytes.get(i) {
-            if !ESCAPED[usize::from(b)] {
-                i += 1;
-                continue;
+        loop {
+            let i = plain_run_end(bytes, start);
+            if let Some(run) = bytes.get(start..i) {
+                if !run.is_empty() {
+                    self.raw(run);
+                }
             }
-            self.raw(&bytes[start..i]);
+            let Some(&b) = bytes.get(i) else {
+                return;
+            };
             let mut width = 1;
             match b {
                 b'"' => {
@@ -258,11 +263,7 @@ impl<'b> Writer<'b> {
                     width = c.len_utf8();
                 }
             }
-            i += width;
-            start = i;
-        }
-        if start < bytes.len() {
-            self.raw(&bytes[start..]);
+            start = i + width;
         }
     }
 
@@ -482,6 +483,20 @@ impl<'b> ArrayWriter<'_, 'b> {
     pub fn end(self) {
         self.w.byte(b']');
     }
+}
+
+/// Index of the first byte at or after `i` that a string body cannot hold as it is (see
+/// [`ESCAPED`]), or `bytes.len()`: eight bytes at a time, then the last few one by one.
+#[inline]
+fn plain_run_end(bytes: &[u8], i: usize) -> usize {
+    let mut j = next_hit(bytes, i, string_stops);
+    while let Some(&b) = bytes.get(j) {
+        if ESCAPED[usize::from(b)] {
+            break;
+        }
+        j += 1;
+    }
+    j
 }
 
 /// Copies `from` into `into` (of the same length). Replies are written in many short

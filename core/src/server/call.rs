@@ -522,25 +522,27 @@ pub(crate) fn write_trailer(w: &mut Writer<'_>, config: &super::Config<'_>, cach
     write_trailer_as(w, config, "complete", cacheable);
 }
 
+/// Writes the members every result ends with. Their keys and the result type are constants
+/// that need no escaping, so they are copied as they are.
 fn write_trailer_as(
     w: &mut Writer<'_>,
     config: &super::Config<'_>,
-    result_type: &str,
+    result_type: &'static str,
     cacheable: bool,
 ) {
-    w.raw(b"\"resultType\":");
-    w.str(result_type);
-    w.raw(b",");
+    w.raw(b"\"resultType\":\"");
+    w.raw(result_type.as_bytes());
+    w.raw(b"\",");
     if cacheable {
         w.raw(b"\"ttlMs\":");
         w.u64(config.ttl_ms);
-        w.raw(b",\"cacheScope\":");
-        w.str(config.cache_scope.name());
-        w.raw(b",");
+        w.raw(b",\"cacheScope\":\"");
+        w.raw(config.cache_scope.name().as_bytes());
+        w.raw(b"\",");
     }
-    w.raw(b"\"_meta\":{");
-    w.str(META_SERVER_INFO);
-    w.raw(b":");
+    w.raw(b"\"_meta\":{\"");
+    w.raw(META_SERVER_INFO.as_bytes());
+    w.raw(b"\":");
     config.info.write(w);
     w.raw(b"}}");
 }

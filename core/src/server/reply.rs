@@ -167,13 +167,12 @@ impl<'o, K> Reply<'o, K> {
         }
     }
 
-    fn member(&mut self, key: &str) -> &mut Writer<'o> {
-        if self.any {
-            self.w.raw(b",");
-        }
+    /// Starts the result member `key`, one of this module's names, which need no escaping.
+    fn member(&mut self, key: &'static str) -> &mut Writer<'o> {
+        self.w.raw(if self.any { b",\"" } else { b"\"" });
         self.any = true;
-        self.w.str(key);
-        self.w.raw(b":");
+        self.w.raw(key.as_bytes());
+        self.w.raw(b"\":");
         &mut self.w
     }
 
@@ -368,9 +367,11 @@ pub struct Content<'c, 'w, 'o> {
 impl Content<'_, '_, '_> {
     /// A text block.
     pub fn text(&mut self, text: &str) -> &mut Self {
-        self.a.object(|o| {
-            o.str("type", "text").str("text", text);
-        });
+        self.a
+            .item()
+            .raw(b"{\"type\":\"text\",\"text\":")
+            .str(text)
+            .raw(b"}");
         self
     }
 
