@@ -121,6 +121,23 @@ impl Keyword {
         Self::ALL.get(usize::from(id)).copied()
     }
 
+    /// Whether a [`Plan`](super::plan::Plan) keeps this keyword's value already read, as
+    /// one word ([`typed_word`]), rather than where its text is: a replay then parses
+    /// nothing for it.
+    pub(crate) fn is_typed(self) -> bool {
+        matches!(
+            self,
+            Keyword::Type
+                | Keyword::MinLength
+                | Keyword::MaxLength
+                | Keyword::MinItems
+                | Keyword::MaxItems
+                | Keyword::MinProperties
+                | Keyword::MaxProperties
+                | Keyword::UniqueItems
+        )
+    }
+
     /// The keyword named `name` (unescaped), if it is one this validator knows.
     fn from_name(name: &[u8]) -> Option<Keyword> {
         Some(match name {
@@ -290,6 +307,75 @@ impl<'a> Keywords<'a> {
         Ok(())
     }
 
+    /// Records again a keyword whose value [`Keywords::set`] accepted before from this same
+    /// text (a [`Plan`](super::plan::Plan)'s replay): what was checked then is not checked
+    /// again, only what the validator uses is derived; `false` when the value is not of
+    /// the kind it was, and the plan is then not used.
+    pub(crate) fn restore(
+        &mut self,
+        keyword: Keyword,
+        value: Value<'a>,
+        flags: &mut ExclusiveFlags,
+    ) -> bool {
+        let k = self;
+        match keyword {
+            Keyword::Minimum | Keyword::Maximum => {
+                let Some(limit) = value.as_number() else {
+                    return false;
+                };
+                let bound = Some(Bound {
+                    limit,
+                    exclusive: false,
+                });
+                if keyword == Keyword::Minimum {
+                    k.minimum = bound;
+                } else {
+                    k.maximum = bound;
+                }
+            }
+            Keyword::ExclusiveMinimum | Keyword::ExclusiveMaximum => {
+                let lower = keyword == Keyword::ExclusiveMinimum;
+                match (value.as_bool(), value.as_number()) {
+                    (Some(flag), _) if lower => flags.min = flag,
+                    (Some(flag), _) => flags.max = flag,
+                    (None, Some(limit)) if lower => k.exclusive_minimum = Some(limit),
+                    (None, Some(limit)) => k.exclusive_maximum = Some(limit),
+                    (None, None) => return false,
+                }
+            }
+            Keyword::Required => {
+                let Some(names) = value.as_array() else {
+                    return false;
+                };
+                k.required = Some(names);
+            }
+            _ => return k.set(keyword, value, flags).is_ok(),
+        }
+        true
+    }
+
+    /// Records a typed keyword (see [`Keyword::is_typed`]) from the word [`typed_word`]
+    /// made of its value; `false` for a word it cannot have made.
+    pub(crate) fn restore_word(&mut self, keyword: Keyword, word: u32) -> bool {
+        let count = Some(u64::from(word));
+        let k = self;
+        match keyword {
+            Keyword::Type => {
+                k.types = u8::try_from(word).ok().and_then(TypeSet::from_bits);
+                return k.types.is_some();
+            }
+            Keyword::UniqueItems => k.unique_items = word != 0,
+            Keyword::MinLength => k.min_length = count,
+            Keyword::MaxLength => k.max_length = count,
+            Keyword::MinItems => k.min_items = count,
+            Keyword::MaxItems => k.max_items = count,
+            Keyword::MinProperties => k.min_properties = count,
+            Keyword::MaxProperties => k.max_properties = count,
+            _ => return false,
+        }
+        true
+    }
+
     /// Applies the draft 4 exclusive flags once every keyword has been set.
     pub(crate) fn finish(&mut self, flags: ExclusiveFlags) {
         if let Some(bound) = self.minimum.as_mut() {
@@ -319,6 +405,18 @@ fn type_name(name: JsonStr<'_>) -> Option<TypeSet> {
     }
     let mut buf = [0u8; 8];
     TypeSet::from_name(name.decode_into(&mut buf)?)
+}
+
+/// The word a [`Plan`](super::plan::Plan) keeps for the value of a typed keyword (see
+/// [`Keyword::is_typed`]) that [`Keywords::set`] accepted; `None` when it does not fit one
+/// (a count of 2³² or more) or the keyword is not typed.
+pub(crate) fn typed_word(keyword: Keyword, value: Value<'_>) -> Option<u32> {
+    match keyword {
+        Keyword::Type => types(value).map(|set| u32::from(set.bits())),
+        Keyword::UniqueItems => value.as_bool().map(u32::from),
+        _ if keyword.is_typed() => u32::try_from(count(value)?).ok(),
+        _ => None,
+    }
 }
 
 fn number(value: Value<'_>) -> Option<Number<'_>> {

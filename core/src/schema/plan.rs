@@ -6,13 +6,16 @@
 //! A plan holds offsets into the schema text, never references, so it can be kept between
 //! rounds (a server keeps one per tool, see [`validate_planned`](super::validate_planned));
 //! it is only ever applied to the text it was made from, which the holder guarantees, and
-//! every offset is bounds-checked when used. Keywords are replayed through the same
-//! [`Keywords::set`] reading uses, in the same order, so a planned validation reaches the
-//! same verdict, message and budget as an unplanned one.
+//! every offset is bounds-checked when used. Keywords whose values are small (`type`, the
+//! counts, `uniqueItems`) are kept as their values already read, the others as where their
+//! text is; both are replayed in the order read into the same [`Keywords`] reading fills,
+//! without checking again what reading checked (numeric bounds are not parsed again, the
+//! names of `required` not looked at), so a planned validation reaches the same verdict,
+//! message and budget as an unplanned one at less cost.
 
 use crate::json::{Object, Value};
 
-use super::keywords::{ExclusiveFlags, Keyword, Keywords};
+use super::keywords::{ExclusiveFlags, Keyword, Keywords, typed_word};
 use super::lookup::{PropertyTable, TABLE_WORDS};
 
 /// Schema objects a plan covers: the root and its first property schemas.
@@ -23,13 +26,13 @@ const ENTRIES: usize = 32;
 
 // Where things are in a plan's words: a header (the text's length, the object and keyword
 // counts; whether the root's property table is kept), two words per object (its span; its
-// first keyword and keyword count), one per keyword (its value's span), the keyword ids
+// first keyword and keyword count), one per keyword (its value: typed, or its span), the keyword ids
 // four to a word, and the root's property table.
 const HEADER: usize = 0;
 const HAS_TABLE: usize = 1;
 const OBJECTS_AT: usize = 2;
-const SPANS_AT: usize = OBJECTS_AT + 2 * OBJECTS;
-const IDS_AT: usize = SPANS_AT + ENTRIES;
+const VALUES_AT: usize = OBJECTS_AT + 2 * OBJECTS;
+const IDS_AT: usize = VALUES_AT + ENTRIES;
 const TABLE_AT: usize = IDS_AT + ENTRIES / 4;
 
 /// Size of a plan in words.
@@ -124,9 +127,14 @@ impl Plan {
         let mut fits = true;
         let read = k.read_noting(object, &mut |keyword, value| {
             let index = usize::from(first) + usize::from(count);
-            match offsets(text, value.raw()) {
-                Some(value_span) if index < ENTRIES => {
-                    self.set(SPANS_AT + index, value_span);
+            let word = if keyword.is_typed() {
+                typed_word(keyword, value)
+            } else {
+                offsets(text, value.raw())
+            };
+            match word {
+                Some(word) if index < ENTRIES => {
+                    self.set(VALUES_AT + index, word);
                     let id_word = IDS_AT + index / 4;
                     let mut ids = self.get(id_word).to_le_bytes();
                     if let Some(id) = ids.get_mut(index % 4) {
@@ -173,15 +181,20 @@ impl Plan {
         *k = Keywords::default();
         let mut flags = ExclusiveFlags::default();
         for entry in first..(first + count).min(ENTRIES) {
-            let [start, len] = unpack(self.get(SPANS_AT + entry)).map(usize::from);
+            let word = self.get(VALUES_AT + entry);
             let id = self.get(IDS_AT + entry / 4).to_le_bytes();
-            let keyword = id.get(entry % 4).copied().and_then(Keyword::from_id);
-            let (Some(keyword), Some(value)) = (keyword, text.get(start..start + len)) else {
+            let Some(keyword) = id.get(entry % 4).copied().and_then(Keyword::from_id) else {
                 return false;
             };
-            if k.set(keyword, Value::from_validated(value), &mut flags)
-                .is_err()
-            {
+            let restored = if keyword.is_typed() {
+                k.restore_word(keyword, word)
+            } else {
+                let [start, len] = unpack(word).map(usize::from);
+                text.get(start..start + len).is_some_and(|value| {
+                    k.restore(keyword, Value::from_validated(value), &mut flags)
+                })
+            };
+            if !restored {
                 return false;
             }
         }

@@ -1200,6 +1200,51 @@ fn planned_and_unplanned_validation_agree() {
 }
 
 #[test]
+fn keywords_a_plan_keeps_as_values_validate_as_read() {
+    // `type` lists, counts, `uniqueItems`, numeric exclusive bounds and `required`, each
+    // replayed from the plan without reading again, on both sides of every limit.
+    let schema = r#"{"type":["object","null"],"minProperties":1,"maxProperties":3,"required":["s"],"properties":{"s":{"type":["string","integer"],"minLength":2,"maxLength":3,"exclusiveMinimum":0,"exclusiveMaximum":5},"a":{"type":"array","minItems":1,"maxItems":2,"uniqueItems":true},"o":{"minProperties":1,"maxProperties":1}}}"#;
+    let plan = Plan::compile(j(schema)).expect("a plan");
+    let mut k = keywords::Keywords::default();
+    assert!(plan.keywords(j(schema).raw(), j(schema).raw(), &mut k));
+    assert_eq!(k.types, Some(TypeSet::OBJECT.union(TypeSet::NULL)));
+    assert_eq!((k.min_properties, k.max_properties), (Some(1), Some(3)));
+    let instances = [
+        "null",
+        "{}",
+        r#"{"s":"ab"}"#,
+        r#"{"s":"a"}"#,
+        r#"{"s":"abcd"}"#,
+        r#"{"s":0}"#,
+        r#"{"s":5}"#,
+        r#"{"s":4.5}"#,
+        r#"{"s":true}"#,
+        r#"{"s":"ab","a":[]}"#,
+        r#"{"s":"ab","a":[1,1]}"#,
+        r#"{"s":"ab","a":[1,2,3]}"#,
+        r#"{"s":"ab","a":[1,2]}"#,
+        r#"{"s":"ab","o":{}}"#,
+        r#"{"s":"ab","o":{"x":1,"y":2}}"#,
+        r#"{"s":"ab","a":[1],"o":{"x":1},"z":0}"#,
+        r#"{"a":[1]}"#,
+    ];
+    for instance in instances {
+        let _ = checked(schema, instance);
+    }
+    // A count that does not fit a plan's word leaves its object to be read on use.
+    let huge = r#"{"properties":{"s":{"maxLength":4294967296},"t":{"maxLength":4294967295}}}"#;
+    for instance in [r#"{"s":"x","t":"y"}"#, r#"{"t":1}"#] {
+        let _ = checked(huge, instance);
+    }
+    let (plan, text) = (Plan::compile(j(huge)).expect("a plan"), j(huge));
+    let properties = text.get("properties").unwrap();
+    let (s, t) = (properties.get("s").unwrap(), properties.get("t").unwrap());
+    assert!(!plan.keywords(text.raw(), s.raw(), &mut k));
+    assert!(plan.keywords(text.raw(), t.raw(), &mut k));
+    assert_eq!(k.max_length, Some(u64::from(u32::MAX)));
+}
+
+#[test]
 fn schemas_a_plan_cannot_hold_are_validated_unplanned() {
     // Not an object, or malformed keywords at the root: no plan.
     assert!(Plan::compile(j("true")).is_none());

@@ -56,6 +56,17 @@ impl TypeSet {
         })
     }
 
+    /// The set as bits, for a [`Plan`](super::plan::Plan) to keep.
+    pub(crate) const fn bits(self) -> u8 {
+        self.0
+    }
+
+    /// The non-empty set [`TypeSet::bits`] gave; `None` for bits it cannot have given.
+    pub(crate) fn from_bits(bits: u8) -> Option<TypeSet> {
+        let known = NAMES.iter().fold(0, |all, (_, bit)| all | bit);
+        (bits != 0 && bits & !known == 0).then_some(TypeSet(bits))
+    }
+
     /// The union of two sets.
     pub const fn union(self, other: TypeSet) -> TypeSet {
         TypeSet(self.0 | other.0)
