@@ -24,6 +24,38 @@ pub(crate) struct Decimal<'a> {
     exp: i64,
 }
 
+/// Compares two number literals by value (`None` if either is not one). Integers of at
+/// most [`SMALL_DIGITS`] digits, most bounds and arguments, are compared as `i64`s without
+/// building [`Decimal`]s.
+pub(crate) fn compare_literals(a: &str, b: &str) -> Option<Ordering> {
+    if let (Some(x), Some(y)) = (small_integer(a), small_integer(b)) {
+        return Some(x.cmp(&y));
+    }
+    Some(Decimal::parse(a)?.compare(&Decimal::parse(b)?))
+}
+
+/// Most digits of an integer [`compare_literals`] reads as an `i64` (10¹⁸ − 1 fits).
+const SMALL_DIGITS: usize = 18;
+
+/// `literal` as an `i64`, if it is an optional minus and 1 to [`SMALL_DIGITS`] digits.
+fn small_integer(literal: &str) -> Option<i64> {
+    let (negative, digits) = match literal.as_bytes().split_first() {
+        Some((b'-', rest)) => (true, rest),
+        _ => (false, literal.as_bytes()),
+    };
+    if digits.is_empty() || digits.len() > SMALL_DIGITS {
+        return None;
+    }
+    let mut n: i64 = 0;
+    for &digit in digits {
+        if !digit.is_ascii_digit() {
+            return None;
+        }
+        n = n * 10 + i64::from(digit - b'0');
+    }
+    Some(if negative { -n } else { n })
+}
+
 impl<'a> Decimal<'a> {
     /// Reads a JSON number literal; `None` if it is not one.
     pub(crate) fn parse(literal: &'a str) -> Option<Self> {
@@ -261,5 +293,34 @@ mod tests {
         for bad in ["", "-", "1.", ".5", "1e", "1e+", "abc", "1x", "--1"] {
             assert!(Decimal::parse(bad).is_none(), "{bad}");
         }
+    }
+
+    #[test]
+    fn literal_comparison_agrees_with_decimals() {
+        // Small integers on both sides, one side past the `i64` fast path, and non-integers.
+        let literals = [
+            "0",
+            "-0",
+            "7",
+            "-7",
+            "100",
+            "1e2",
+            "99.5",
+            "999999999999999999",
+            "1000000000000000000",
+            "-999999999999999999",
+            "-1000000000000000000",
+            "9223372036854775807",
+            "9223372036854775808",
+            "0.5",
+            "-1",
+        ];
+        for a in literals {
+            for b in literals {
+                assert_eq!(compare_literals(a, b), Some(cmp(a, b)), "{a} vs {b}");
+            }
+        }
+        assert_eq!(compare_literals("1", "x"), None);
+        assert_eq!(compare_literals("-", "1"), None);
     }
 }

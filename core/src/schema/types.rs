@@ -94,11 +94,12 @@ impl TypeSet {
                 if self.contains(TypeSet::NUMBER) {
                     return true;
                 }
+                // A literal without a fraction or exponent is integral without parsing it.
                 return self.contains(TypeSet::INTEGER)
-                    && value
-                        .as_number()
-                        .and_then(|n| Decimal::parse(n.literal()))
-                        .is_some_and(|d| d.is_integral());
+                    && value.as_number().is_some_and(|n| {
+                        n.is_integer_literal()
+                            || Decimal::parse(n.literal()).is_some_and(|d| d.is_integral())
+                    });
             }
         };
         self.contains(wanted)

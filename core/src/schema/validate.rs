@@ -6,7 +6,7 @@ use core::cmp::Ordering;
 use crate::json::{Array, Items, JsonStr, Kind, Number, Value};
 
 use super::Options;
-use super::decimal::Decimal;
+use super::decimal::{Decimal, compare_literals};
 use super::keywords::{Bound, Keywords, schema_value};
 use super::lookup::{Declarations, MemberCursor};
 use super::plan::Plan;
@@ -294,12 +294,11 @@ impl<'a, 'p> Validator<'a, 'p> {
     }
 
     fn number(&mut self, k: &Keywords<'a>, inst: Value<'a>) -> Outcome<'a> {
-        let Some(value) = inst.as_number().and_then(|n| Decimal::parse(n.literal())) else {
+        let Some(value) = inst.as_number() else {
             return Ok(());
         };
         let check = |limit: Number<'a>, exclusive: bool, lower: bool| -> Option<Reason<'a>> {
-            let bound = Decimal::parse(limit.literal())?;
-            let order = value.compare(&bound);
+            let order = compare_literals(value.literal(), limit.literal())?;
             let ok = match (lower, exclusive) {
                 (true, false) => order != Ordering::Less,
                 (true, true) => order == Ordering::Greater,
