@@ -28,9 +28,16 @@ pub(crate) struct Decimal<'a> {
 /// most [`SMALL_DIGITS`] digits, most bounds and arguments, are compared as `i64`s without
 /// building [`Decimal`]s.
 pub(crate) fn compare_literals(a: &str, b: &str) -> Option<Ordering> {
-    if let (Some(x), Some(y)) = (small_integer(a), small_integer(b)) {
-        return Some(x.cmp(&y));
+    match (small_integer(a), small_integer(b)) {
+        (Some(x), Some(y)) => Some(x.cmp(&y)),
+        _ => compare_decimals(a, b),
     }
+}
+
+/// [`compare_literals`] through [`Decimal`]s, out of line so that the integer path stays
+/// small.
+#[inline(never)]
+fn compare_decimals(a: &str, b: &str) -> Option<Ordering> {
     Some(Decimal::parse(a)?.compare(&Decimal::parse(b)?))
 }
 
