@@ -1167,6 +1167,7 @@ fn a_plan_covers_the_root_and_its_property_schemas() {
     assert!(k.properties.is_some() && k.required.is_some() && k.property_table.is_some());
     for name in ["query", "limit", "records"] {
         let sub = properties.get(name).unwrap();
+        k = keywords::Keywords::default();
         assert!(plan.keywords(schema.raw(), sub.raw(), &mut k), "{name}");
         assert!(k.types.is_some(), "{name}");
     }
@@ -1239,7 +1240,9 @@ fn keywords_a_plan_keeps_as_values_validate_as_read() {
     let (plan, text) = (Plan::compile(j(huge)).expect("a plan"), j(huge));
     let properties = text.get("properties").unwrap();
     let (s, t) = (properties.get("s").unwrap(), properties.get("t").unwrap());
+    k = keywords::Keywords::default();
     assert!(!plan.keywords(text.raw(), s.raw(), &mut k));
+    k = keywords::Keywords::default();
     assert!(plan.keywords(text.raw(), t.raw(), &mut k));
     assert_eq!(k.max_length, Some(u64::from(u32::MAX)));
 }
