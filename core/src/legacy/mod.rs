@@ -75,6 +75,7 @@
 
 pub mod bridge;
 mod dispatch;
+mod drive;
 mod era;
 mod http;
 mod initialize;
@@ -90,6 +91,9 @@ pub use bridge::{
     Accepted, AnswerError, BridgeError, BridgeId, BridgeLimits, Leg, write_cancelled, write_refused,
 };
 pub use dispatch::{Step, write_empty_result};
+pub use drive::{
+    Bridged, Link, LinkClosed, MAX_INPUTS, Next, Part, Parts, Scratch, WaitsFull, drive,
+};
 pub use era::{Era, EraGate, EraMismatch, EraSupport, HttpRoute, Signal, classify_post, signal};
 pub use http::{BadVersionHeader, check_version_header};
 pub use initialize::{InitializeError, parse_initialize, write_initialize_result};
