@@ -82,6 +82,7 @@ mod initialize;
 mod lift;
 mod lower;
 mod notify;
+mod request_handle;
 mod response;
 mod session;
 mod session_id;
@@ -100,6 +101,7 @@ pub use initialize::{InitializeError, parse_initialize, write_initialize_result}
 pub use lift::lift_request;
 pub use lower::{NotAResponse, Settled, settle};
 pub use notify::write_event;
+pub use request_handle::RequestHandle;
 pub use response::{ClientResponse, MalformedResponse, Outcome, parse_response};
 pub use session::{ClientName, MAX_CLIENT_NAME, MAX_CLIENT_VERSION, Session};
 pub use session_id::SessionId;

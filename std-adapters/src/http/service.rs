@@ -379,7 +379,18 @@ async fn run<A: AsyncHandler + 'static>(
         };
         match legacy::classify(message, &headers, eras) {
             Ok(HttpRoute::Modern) => {}
-            Ok(route) => return Err(Diverted::Legacy(route)),
+            Ok(route) => {
+                let reading = legacy::Reading {
+                    sessions: &shared.sessions,
+                    in_flight: &shared.in_flight,
+                    served: server.app().capabilities(),
+                    limits: &server.config().limits,
+                };
+                let principal = principal.as_deref();
+                let prepared =
+                    legacy::prepare(&reading, route, message, &body, &headers, principal);
+                return Err(Diverted::Legacy(prepared));
+            }
             Err(mismatch) => {
                 return Err(Diverted::Era(legacy::refuse_era(mismatch, message, eras)));
             }
@@ -397,16 +408,16 @@ async fn run<A: AsyncHandler + 'static>(
             Some(Out::Reply(reply, StatusCode::BAD_REQUEST))
         }
         Ok(Err(Diverted::Era(refusal))) => Some(refusal),
-        Ok(Err(Diverted::Legacy(route))) => {
+        Ok(Err(Diverted::Legacy(prepared))) => {
             let endpoint = legacy::Endpoint {
-                backend: Arc::new(legacy::ServerBackend(Arc::clone(&shared_server))),
+                backend: legacy::ServerBackend(Arc::clone(&shared_server)),
                 sessions: &shared.sessions,
                 in_flight: &shared.in_flight,
                 response_len: inner.config.max_response_len,
                 bridge: inner.config.bridge,
             };
             let principal = principal.as_deref();
-            match legacy::post(endpoint, route, &body, &headers, principal, &outputs).await {
+            match legacy::post(endpoint, prepared, &body, principal, &outputs).await {
                 Ok(answer) => Some(answer),
                 Err(reply) => {
                     observation
@@ -478,8 +489,8 @@ async fn run<A: AsyncHandler + 'static>(
 enum Diverted<'a> {
     /// Its MCP headers disagree with its body.
     Headers(HeaderMismatch, Id<'a>),
-    /// It belongs to the legacy era.
-    Legacy(HttpRoute),
+    /// It belongs to the legacy era: read, with what is left to do.
+    Legacy(legacy::Prepared),
     /// Its era is not served: the refusal.
     Era(Out),
 }
