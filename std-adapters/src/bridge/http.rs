@@ -39,7 +39,7 @@ use super::rounds::DeviceBackend;
 use super::stdio::{error_reply, failure_reply};
 use crate::http::HttpConfig;
 use crate::http::admission;
-use crate::http::admission::Refusal;
+use crate::http::admission::Admitted;
 use crate::http::body::{Exchange, McpBody, Out, Work, sse_event};
 use crate::http::headers;
 use crate::http::in_flight::InFlight;
@@ -90,15 +90,13 @@ impl BridgeService {
     {
         let config = &*self.config;
         let (parts, body) = request.into_parts();
-        if let Err(refusal) = admission::admit(&parts, config) {
-            // Admission checks the method after the path, Host and Origin.
-            if refusal == Refusal::MethodNotAllowed
-                && legacy::is_session_method(&parts, config.eras)
-            {
-                return self.session_method(&parts);
+        match admission::admit(&parts, config) {
+            Ok(Admitted::Post) => {}
+            Ok(Admitted::SessionMethod) => return self.session_method(&parts),
+            Err(refusal) => {
+                tracing::debug!(?refusal, "refused");
+                return refused(refusal);
             }
-            tracing::debug!(?refusal, "refused");
-            return refused(refusal);
         }
         let body = match read_body(body, config.max_body_len, config.body_read_timeout).await {
             Ok(body) => body,

@@ -24,7 +24,7 @@ use tokio::sync::{broadcast, mpsc, watch};
 use tokio::time::{Instant, Interval};
 use tracing::Instrument;
 
-use super::admission::{self, Refusal};
+use super::admission::{self, Admitted, Refusal};
 use super::body::{Exchange, McpBody, Out, Work, sse_event};
 use super::config::HttpConfig;
 use super::headers;
@@ -227,17 +227,14 @@ impl<A: AsyncHandler + 'static> McpService<A> {
             return metadata;
         }
         let mut observation = Observation::start(inner.metrics.as_ref());
-        let mut session_method = false;
-        if let Err(refusal) = admission::admit(&parts, config) {
-            // Admission checks the method after the path, Host and Origin.
-            session_method = refusal == Refusal::MethodNotAllowed
-                && legacy::is_session_method(&parts, config.eras);
-            if !session_method {
+        let admitted = match admission::admit(&parts, config) {
+            Ok(admitted) => admitted,
+            Err(refusal) => {
                 tracing::debug!(?refusal, method = %parts.method, path = parts.uri.path(), "refused");
                 observation.finish(|| Outcome::Refused(refusal.status()));
                 return refused(refusal);
             }
-        }
+        };
         #[cfg(feature = "auth")]
         if let Some(auth) = &inner.auth {
             let admitted = auth
@@ -251,7 +248,7 @@ impl<A: AsyncHandler + 'static> McpService<A> {
         }
         let principal = authenticated(&parts)
             .or_else(|| inner.principal.as_ref().and_then(|hook| hook(&parts)));
-        if session_method {
+        if admitted == Admitted::SessionMethod {
             observation.finish(|| Outcome::Stream);
             return self.session_method(&parts, principal.as_deref());
         }

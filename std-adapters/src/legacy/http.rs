@@ -80,14 +80,6 @@ fn enveloped(message: &Incoming<'_>) -> bool {
         .is_some()
 }
 
-/// Whether a request refused by HTTP admission only for its method is a legacy session's
-/// `GET` or `DELETE` instead.
-pub(crate) fn is_session_method(parts: &Parts, support: EraSupport) -> bool {
-    support.serves(Era::Legacy)
-        && (parts.method == Method::GET || parts.method == Method::DELETE)
-        && parts.headers.contains_key(HEADER_SESSION_ID)
-}
-
 /// What serves a legacy session's requests: a server in this process, or the device
 /// behind the serial bridge.
 pub(crate) trait Backend: Clone + Send + Sync + 'static {
