@@ -82,8 +82,7 @@ impl<'d> Host<'d> {
         output: &mpsc::Sender<Vec<u8>>,
         queue: &mpsc::Sender<Queued>,
     ) -> Result<Taken, LinkClosed> {
-        // Room for any answer the session writes itself: an error echoes at most the id.
-        let mut out = vec![0; line.len() + 512];
+        let mut out = Vec::new();
         let served = || self.known.get().cloned().unwrap_or_default().capabilities;
         let read = self
             .legacy

@@ -153,15 +153,15 @@ impl Legacy {
 
     /// Reads `line` (parsed once, here) through the gate and the session: answers,
     /// cancellations (`stop`s its request, whether one was stopped) and notifications are
-    /// taken, what the session answers itself is written into `out`, and a request is handed
-    /// back. Called for the lines in the order they arrive, in the reader: a connection
+    /// taken, what the session answers itself is written into `out` (sized here when it is
+    /// needed), and a request is handed back. Called for the lines in the order they arrive, in the reader: a connection
     /// whose every slot waits for an answer still reads the answers.
     pub(crate) fn read<'l>(
         &self,
         line: &'l [u8],
         limits: &Limits,
         served: impl FnOnce() -> ServerCapabilities,
-        out: &mut [u8],
+        out: &mut Vec<u8>,
         stop: impl FnOnce(&RequestKey) -> bool,
     ) -> Read<'l> {
         let era = self.era();
@@ -201,7 +201,9 @@ impl Legacy {
                     tracing::debug!(?mismatch, "a notification of the other era was dropped");
                     return Read::Taken;
                 };
-                return written(out, |w| mismatch.write_error(w, Some(id), self.support));
+                return written(out, line, |w| {
+                    mismatch.write_error(w, Some(id), self.support)
+                });
             }
         }
         let Incoming::Request(request) = message else {
@@ -211,7 +213,7 @@ impl Legacy {
             if signal(&message) == Signal::Initialize {
                 return Read::Initialize(request);
             }
-            return written(out, |w| {
+            return written(out, line, |w| {
                 rpc::write_error(
                     w,
                     Some(request.id),
@@ -221,7 +223,7 @@ impl Legacy {
                 );
             });
         };
-        let mut w = Writer::new(out);
+        let mut w = Writer::new(room(out, line));
         let step = lock(session).step(&message, served(), &mut w);
         match step {
             Step::Subscription { id, uri, subscribe } => {
@@ -487,9 +489,18 @@ impl Link for StdioLink<'_> {
     }
 }
 
-/// The reply `write` writes into `out`, or nothing when it does not fit.
-fn written(out: &mut [u8], write: impl FnOnce(&mut Writer<'_>)) -> Read<'static> {
-    let mut w = Writer::new(out);
+/// `out` with room for any answer the session writes itself to `line`: an error echoes at
+/// most the line's id.
+fn room<'o>(out: &'o mut Vec<u8>, line: &[u8]) -> &'o mut [u8] {
+    if out.len() < line.len() + 512 {
+        out.resize(line.len() + 512, 0);
+    }
+    out
+}
+
+/// The reply `write` writes into `out` for `line`, or nothing when it does not fit.
+fn written(out: &mut Vec<u8>, line: &[u8], write: impl FnOnce(&mut Writer<'_>)) -> Read<'static> {
+    let mut w = Writer::new(room(out, line));
     write(&mut w);
     w.finish().map_or(Read::Taken, Read::Reply)
 }

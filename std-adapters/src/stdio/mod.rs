@@ -350,6 +350,7 @@ impl<A: AsyncHandler + 'static> Session<A> {
             }
             if held && !reader.has_room() && self.legacy.stalled(reader.busy) {
                 held = false;
+                held_request = None;
                 let limits = &self.server.config().limits;
                 // A failure means the writer is gone, which the next turn sees.
                 let _ = (self.legacy)
@@ -431,8 +432,6 @@ impl<A: AsyncHandler + 'static> Session<A> {
         line: &[u8],
         reply: &mut Vec<u8>,
     ) -> Option<Option<RequestHandle>> {
-        // Room for any answer the session writes itself: an error echoes at most the id.
-        reply.resize(line.len() + 512, 0);
         let read = self.legacy.read(
             line,
             &self.server.config().limits,
