@@ -75,7 +75,7 @@ fn seal_returns_an_opaque_signed_token() {
     let options = secret(&S);
     let token = token(&options);
     let text = std::str::from_utf8(&token).unwrap();
-    assert!(text.starts_with("s1.."), "{text}");
+    assert!(text.starts_with("s2.."), "{text}");
     assert!(
         text.bytes()
             .all(|b| b.is_ascii_alphanumeric() || b"-_.".contains(&b))
@@ -157,7 +157,7 @@ fn binds_the_expiry() {
     );
     assert!(payload.contains(&format!("{}", NOW + 900)));
     let forged = format!(
-        "s1.{}.{}.{}",
+        "s2.{}.{}.{}",
         parts[1],
         URL_SAFE_NO_PAD.encode(payload),
         parts[3]
@@ -542,7 +542,7 @@ fn pass_a_keyring_instead() {
 fn seal_signs_with_the_first_key_and_writes_its_identifier_into_the_token() {
     let keys = ring(&[("2026-10", OTHER), ("2026-09", S)]);
     let token = token(&keys);
-    assert!(token.starts_with(b"s1.2026-10."));
+    assert!(token.starts_with(b"s2.2026-10."));
     // Signed with the first key: the single secret of that key opens it, the other does not.
     assert!(open_at(&token, &call(PARAMS), &secret(&OTHER), NOW).is_ok());
     assert_eq!(
@@ -675,8 +675,8 @@ fn deploy_each_rotation_step_to_every_node_before_the_next() {
     let step1 = ring(&[("a", S), ("b", OTHER)]);
     let step2 = ring(&[("b", OTHER), ("a", S)]);
     let step3 = ring(&[("b", OTHER)]);
-    assert!(token(&step1).starts_with(b"s1.a."));
-    assert!(token(&step2).starts_with(b"s1.b."));
+    assert!(token(&step1).starts_with(b"s2.a."));
+    assert!(token(&step2).starts_with(b"s2.b."));
     // A step-3 node would refuse a step-1 token: hence the wait after step 2.
     assert_eq!(
         open_at(&token(&step1), &call(PARAMS), &step3, NOW),

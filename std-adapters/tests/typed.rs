@@ -224,7 +224,7 @@ fn all_caps() -> Value {
 }
 
 fn payload(token: &str) -> Value {
-    let payload = token.split('.').nth(2).expect("s1.<kid>.<payload>.<mac>");
+    let payload = token.split('.').nth(2).expect("s2.<kid>.<payload>.<mac>");
     let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
         .decode(payload)
         .expect("base64url");

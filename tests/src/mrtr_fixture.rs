@@ -1193,7 +1193,7 @@ fn base64url_encode(bytes: &[u8]) -> String {
     out
 }
 
-/// The readable payload of a sealed token (`s1.<key id>.<payload>.<mac>`), as JSON.
+/// The readable payload of a sealed token (`s2.<key id>.<payload>.<mac>`), as JSON.
 #[track_caller]
 pub fn state_payload(token: &str) -> Value {
     let payload = token.split('.').nth(2).expect("a token has a payload part");

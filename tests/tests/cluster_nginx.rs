@@ -95,7 +95,7 @@ fn three_nodes_behind_nginx_rotate_keys_and_survive_a_restart() {
             .as_str()
             .unwrap_or_else(|| panic!("no state in {}", before.body))
             .to_owned();
-        assert!(sealed_with_a.starts_with("s1.a."), "{sealed_with_a}");
+        assert!(sealed_with_a.starts_with("s2.a."), "{sealed_with_a}");
 
         let load = Load::start(nginx.addr, CLIENTS, u64::MAX, deadline);
         assert!(

@@ -36,7 +36,7 @@ fn sighup_swaps_the_ring_under_a_flow_on_the_same_connection() {
 
         let leg1 = post(flow_request(1, None)).await;
         let sealed_with_a = state_of(&leg1);
-        assert!(sealed_with_a.starts_with("s1.a."), "{sealed_with_a}");
+        assert!(sealed_with_a.starts_with("s2.a."), "{sealed_with_a}");
 
         // Step 2 of a rotation (b seals, a still opens): the flow goes on.
         write_ring(&ring, &[KEY_B, KEY_A]);
@@ -45,7 +45,7 @@ fn sighup_swaps_the_ring_under_a_flow_on_the_same_connection() {
         let color = accepted("color", "teal");
         let leg2 = post(flow_request(2, Some((&sealed_with_a, color.clone())))).await;
         let sealed_with_b = state_of(&leg2);
-        assert!(sealed_with_b.starts_with("s1.b."), "{sealed_with_b}");
+        assert!(sealed_with_b.starts_with("s2.b."), "{sealed_with_b}");
 
         // A weak ring is refused, naming its line and not its secret; nothing changes.
         write_ring(&ring, &[KEY_B, "c c2hvcnQ="]);
@@ -56,7 +56,7 @@ fn sighup_swaps_the_ring_under_a_flow_on_the_same_connection() {
         );
         assert!(!node.stderr().contains("c2hvcnQ"), "{}", node.stderr());
         let again = post(flow_request(3, Some((&sealed_with_a, color.clone())))).await;
-        assert!(state_of(&again).starts_with("s1.b."));
+        assert!(state_of(&again).starts_with("s2.b."));
 
         // Step 3: b only. The token sealed with a is refused; the one sealed with b opens.
         write_ring(&ring, &[KEY_B]);
@@ -98,7 +98,7 @@ fn the_ring_can_come_from_the_environment() {
     assert!(output.status.success(), "{output:?}");
     let reply: Value = serde_json::from_slice(&output.stdout).expect("one JSON reply");
     let state = reply["result"]["requestState"].as_str().unwrap_or("");
-    assert!(state.starts_with("s1.b."), "{reply}");
+    assert!(state.starts_with("s2.b."), "{reply}");
 }
 
 #[test]

@@ -274,6 +274,14 @@ impl<'a> Pass<'a> {
 
     /// A tag and a length (unsigned LEB128).
     fn header(&mut self, tag: u8, len: usize) -> Result<(), Stop> {
+        // Most lengths take one byte: tag and length in one store.
+        if let (Ok(short @ 0..0x80), Some(into)) =
+            (u8::try_from(len), self.out.get_mut(self.len..self.len + 2))
+        {
+            into.copy_from_slice(&[tag, short]);
+            self.len += 2;
+            return Ok(());
+        }
         self.byte(tag)?;
         let mut rest = len as u64;
         loop {

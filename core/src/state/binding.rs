@@ -44,21 +44,31 @@ impl<'a> Binding<'a> {
         }
     }
 
-    /// SHA-256 over the domain label and the framed method, principal and canonical params.
+    /// SHA-256 over the domain label and [the framed binding](Self::frame): what the MAC of
+    /// an `s1.` token covers.
     pub(crate) fn hash(&self) -> Result<[u8; 32], TooDeep> {
         let mut hash = Sha256::new();
         hash.update(BINDING_LABEL);
-        hash.update((self.method.len() as u64).to_be_bytes());
-        hash.update(self.method.as_bytes());
+        self.frame(&mut |bytes: &[u8]| hash.update(bytes))?;
+        Ok(hash.finalize().into())
+    }
+
+    /// Feeds the method and the principal, each framed by its length, then the canonical
+    /// salient params (self-delimiting) into `sink`. The MAC of an `s2.` token absorbs this
+    /// itself, saving the separate hash and its padding. (`sink` is a trait object so that
+    /// the canonical emitters are compiled once for every caller, not once per closure: it
+    /// is called once for params of a few hundred bytes.)
+    pub(crate) fn frame(&self, mut sink: &mut dyn FnMut(&[u8])) -> Result<(), TooDeep> {
+        sink(&(self.method.len() as u64).to_be_bytes());
+        sink(self.method.as_bytes());
         match self.principal {
-            Principal::Anonymous => hash.update(b"a"),
+            Principal::Anonymous => sink(b"a"),
             Principal::Id(id) => {
-                hash.update(b"p");
-                hash.update((id.len() as u64).to_be_bytes());
-                hash.update(id.as_bytes());
+                sink(b"p");
+                sink(&(id.len() as u64).to_be_bytes());
+                sink(id.as_bytes());
             }
         }
-        canonical_digest_params(self.params, &mut |bytes: &[u8]| hash.update(bytes))?;
-        Ok(hash.finalize().into())
+        canonical_digest_params(self.params, &mut sink)
     }
 }

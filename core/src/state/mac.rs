@@ -1,4 +1,4 @@
-//! The token MAC: HMAC-SHA256 under a domain label, over the binding and the token text.
+//! The token MAC: HMAC-SHA256 under a domain label per token version.
 //!
 //! The bottom of the state module's key handling: [`Secret`](super::Secret) holds a
 //! [`TokenKey`] and decides what is an acceptable secret; this file only knows HMAC.
@@ -8,44 +8,70 @@ use sha2::Sha256;
 
 type HmacSha256 = Hmac<Sha256>;
 
-/// Domain label absorbed first by every token MAC (at keying time, see [`TokenKey::new`]).
-const MAC_LABEL: &[u8] = b"snodo/request-state/v1/mac\0";
+/// Domain label absorbed first by the MAC of an `s1.` token.
+const MAC_LABEL_V1: &[u8] = b"snodo/request-state/v1/mac\0";
+
+/// Domain label absorbed first by the MAC of an `s2.` token.
+const MAC_LABEL_V2: &[u8] = b"snodo/request-state/v2/mac\0";
 
 /// Bytes of a MAC.
 pub(crate) const MAC_LEN: usize = 32;
 
-/// HMAC-SHA256 keyed once, with the domain label already absorbed: each MAC clones this
-/// state instead of hashing the key pads again.
+/// HMAC-SHA256 keyed once: each MAC clones this state instead of hashing the key pads
+/// again.
 #[derive(Clone)]
 pub(crate) struct TokenKey {
     keyed: HmacSha256,
 }
 
 impl TokenKey {
-    /// Keys HMAC-SHA256 with `bytes` and absorbs the domain label (`None` only if the
-    /// `hmac` crate refused the key length, which it does for none).
+    /// Keys HMAC-SHA256 with `bytes` (`None` only if the `hmac` crate refused the key
+    /// length, which it does for none).
     pub(crate) fn new(bytes: &[u8]) -> Option<TokenKey> {
-        let mut keyed = HmacSha256::new_from_slice(bytes).ok()?;
-        keyed.update(MAC_LABEL);
+        let keyed = HmacSha256::new_from_slice(bytes).ok()?;
         Some(TokenKey { keyed })
     }
 
-    /// The MAC of a token: HMAC-SHA256(key, label ‖ binding hash ‖ signed text), where the
-    /// signed text is the token up to its last `.`.
-    pub(crate) fn sign(&self, binding: &[u8; 32], signed: &[u8]) -> [u8; MAC_LEN] {
-        self.absorb(binding, signed).finalize().into_bytes().into()
-    }
-
-    /// Whether `tag` is the MAC of the token under this key, compared in constant time.
-    pub(crate) fn verify(&self, binding: &[u8; 32], signed: &[u8], tag: &[u8]) -> bool {
-        self.absorb(binding, signed).verify_slice(tag).is_ok()
-    }
-
-    fn absorb(&self, binding: &[u8; 32], signed: &[u8]) -> HmacSha256 {
-        let mut mac = self.keyed.clone();
+    /// The MAC of an `s1.` token: HMAC-SHA256(key, label ‖ binding hash ‖ signed text),
+    /// where the signed text is the token up to its last `.`. Only verified: sealing writes
+    /// `s2.` tokens.
+    pub(crate) fn verify_v1(&self, binding: &[u8; 32], signed: &[u8], tag: &[u8]) -> bool {
+        let mut mac = self.mac(MAC_LABEL_V1);
         mac.update(binding);
         mac.update(signed);
-        mac
+        mac.verify(tag)
+    }
+
+    /// A MAC of an `s2.` token, its label absorbed: the caller adds the framed binding, the
+    /// framed key id and the decoded payload (see the [`state`](super) module).
+    pub(crate) fn v2(&self) -> TokenMac {
+        self.mac(MAC_LABEL_V2)
+    }
+
+    fn mac(&self, label: &[u8]) -> TokenMac {
+        let mut mac = self.keyed.clone();
+        mac.update(label);
+        TokenMac(mac)
+    }
+}
+
+/// One token MAC being computed.
+pub(crate) struct TokenMac(HmacSha256);
+
+impl TokenMac {
+    /// Absorbs the next bytes.
+    pub(crate) fn update(&mut self, bytes: &[u8]) {
+        self.0.update(bytes);
+    }
+
+    /// The MAC.
+    pub(crate) fn finish(self) -> [u8; MAC_LEN] {
+        self.0.finalize().into_bytes().into()
+    }
+
+    /// Whether `tag` is the MAC, compared in constant time.
+    pub(crate) fn verify(self, tag: &[u8]) -> bool {
+        self.0.verify_slice(tag).is_ok()
     }
 }
 

@@ -6,7 +6,8 @@ use super::error::InvalidState;
 use super::keys::{KeySet, KeysView};
 use super::mac::MAC_LEN;
 use super::options::StateOptions;
-use super::token::{PAYLOAD_DATA, PAYLOAD_END, PAYLOAD_EXP, PAYLOAD_IAT, TokenParts};
+use super::secret::Secret;
+use super::token::{PAYLOAD_DATA, PAYLOAD_END, PAYLOAD_EXP, PAYLOAD_IAT, TokenParts, Version};
 use crate::json::Value;
 
 /// Opens `token` for the request described by `binding` at `now` (Unix seconds, from the
@@ -37,30 +38,80 @@ pub fn open<'s>(
     if decode(parts.mac, &mut tag) != Some(MAC_LEN) {
         return Err(InvalidState);
     }
-    let binding = binding.hash().map_err(|_| InvalidState)?;
-    let verified = match options.view() {
-        KeysView::Secret(secret) => secret.key().verify(&binding, parts.signed, &tag),
-        KeysView::Ring(ring) if parts.key_id.is_empty() => ring
-            .entries()
-            .any(|(_, secret)| secret.key().verify(&binding, parts.signed, &tag)),
-        KeysView::Ring(ring) => ring
-            .find(parts.key_id)
-            .is_some_and(|secret| secret.key().verify(&binding, parts.signed, &tag)),
+    let payload = match parts.version {
+        Version::V1 => {
+            let binding = binding.hash().map_err(|_| InvalidState)?;
+            let verifies = |secret: &Secret| secret.key().verify_v1(&binding, parts.signed, &tag);
+            if !any_key(options, parts.key_id, &verifies) {
+                return Err(InvalidState);
+            }
+            decode_payload(parts.payload, scratch)?
+        }
+        Version::V2 => {
+            // The MAC covers the decoded payload, so it is decoded (not read) first.
+            let payload = decode_payload(parts.payload, scratch)?;
+            let verifies =
+                |secret: &Secret| verify_v2(secret, binding, parts.key_id, payload, &tag);
+            if !any_key(options, parts.key_id, &verifies) {
+                return Err(InvalidState);
+            }
+            payload
+        }
     };
-    if !verified {
-        return Err(InvalidState);
-    }
 
     // Authentic from here on: the payload is our own writing, in the fixed layout `seal`
     // wrote and with data `seal` validated, so it is read by that layout, not parsed again.
-    let len = decode(parts.payload, scratch).ok_or(InvalidState)?;
-    let payload = scratch.get(..len).ok_or(InvalidState)?;
     let (iat, exp, data) = read_payload(payload).ok_or(InvalidState)?;
     let lifetime = exp.checked_sub(iat).ok_or(InvalidState)?;
     if iat > now || now >= exp || lifetime > options.ttl().as_secs() {
         return Err(InvalidState);
     }
     Ok(data)
+}
+
+/// Whether `verifies` holds for the single secret (whatever key id the token names), for
+/// the ring key the token names, or, for a token naming none, for any key of the ring.
+fn any_key(
+    options: &StateOptions<impl KeySet + ?Sized>,
+    key_id: &[u8],
+    verifies: &dyn Fn(&Secret) -> bool,
+) -> bool {
+    match options.view() {
+        KeysView::Secret(secret) => verifies(secret),
+        KeysView::Ring(ring) if key_id.is_empty() => {
+            ring.entries().any(|(_, secret)| verifies(secret))
+        }
+        KeysView::Ring(ring) => ring.find(key_id).is_some_and(verifies),
+    }
+}
+
+/// Whether `tag` is the MAC of an `s2.` token under `secret`: over the framed binding, the
+/// framed key id and the decoded payload. (A ring opening a token without a key id runs this
+/// once per key, at most [`KeyRing::CAPACITY`](super::KeyRing::CAPACITY) times.)
+fn verify_v2(
+    secret: &Secret,
+    binding: &Binding<'_>,
+    key_id: &[u8],
+    payload: &[u8],
+    tag: &[u8],
+) -> bool {
+    let mut mac = secret.key().v2();
+    if binding
+        .frame(&mut |bytes: &[u8]| mac.update(bytes))
+        .is_err()
+    {
+        return false;
+    }
+    mac.update(&(key_id.len() as u64).to_be_bytes());
+    mac.update(key_id);
+    mac.update(payload);
+    mac.verify(tag)
+}
+
+/// Decodes the base64url payload into `scratch`.
+fn decode_payload<'s>(text: &[u8], scratch: &'s mut [u8]) -> Result<&'s [u8], InvalidState> {
+    let len = decode(text, scratch).ok_or(InvalidState)?;
+    scratch.get(..len).ok_or(InvalidState)
 }
 
 /// Splits `{"iat":<digits>,"exp":<digits>,"data":<data>}` into its parts.

@@ -47,9 +47,15 @@ pub fn seal(
     let Some(out) = out.get_mut(..required) else {
         return Err(SealError::BufferTooSmall { required });
     };
-    let binding = binding.hash().map_err(|_| SealError::ParamsTooDeep)?;
+    // The MAC absorbs the binding, the key id and then the payload as it is encoded.
+    let mut mac = secret.key().v2();
+    binding
+        .frame(&mut |bytes: &[u8]| mac.update(bytes))
+        .map_err(|_| SealError::ParamsTooDeep)?;
+    mac.update(&(key_id.len() as u64).to_be_bytes());
+    mac.update(key_id);
 
-    // s1.<key id>.
+    // s2.<key id>.
     let header_len = TOKEN_PREFIX.len() + key_id.len() + 1;
     let (header, rest) = out.split_at_mut(header_len.min(required));
     let (prefix, id_dot) = header.split_at_mut(TOKEN_PREFIX.len().min(header_len));
@@ -67,17 +73,18 @@ pub fn seal(
     head.push(decimal(exp, &mut digits));
     head.push(PAYLOAD_DATA);
     let mut payload = Base64Writer::new(rest);
-    payload.push(head.as_bytes());
-    payload.push(data);
-    payload.push(PAYLOAD_END);
+    for piece in [head.as_bytes(), data, PAYLOAD_END] {
+        mac.update(piece);
+        payload.push(piece);
+    }
     let signed_len = header_len
         + payload
             .finish()
             .ok_or(SealError::BufferTooSmall { required })?;
 
     // .<mac>
-    let (signed, tail) = out.split_at_mut(signed_len.min(required));
-    let tag = secret.key().sign(&binding, signed);
+    let tag = mac.finish();
+    let (_, tail) = out.split_at_mut(signed_len.min(required));
     let Some((dot, mac_text)) = tail.split_first_mut() else {
         return Err(SealError::BufferTooSmall { required });
     };

@@ -4,8 +4,21 @@ use super::key_id::{KeyId, is_key_id_byte};
 use super::mac::MAC_LEN;
 use crate::json::Limits;
 
-/// The version prefix every token starts with.
-pub const TOKEN_PREFIX: &str = "s1.";
+/// The version prefix of the tokens [`seal`](super::seal) writes. [`open`](super::open) also
+/// reads tokens of the previous version, `s1.`.
+pub const TOKEN_PREFIX: &str = "s2.";
+
+/// The prefix of the previous token version, still opened.
+const TOKEN_PREFIX_V1: &str = "s1.";
+
+/// Which token version a token is: what its MAC covers (see the [`state`](super) module).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Version {
+    /// `s1.`: the MAC covers a hash of the binding and the token text.
+    V1,
+    /// `s2.`: the MAC covers the framed binding, the key id and the decoded payload.
+    V2,
+}
 
 /// Largest state data accepted by [`seal`](super::seal), in bytes of JSON text.
 pub const MAX_DATA_LEN: usize = 2048;
@@ -43,6 +56,7 @@ pub(crate) const PAYLOAD_IAT: &[u8] = b"{\"iat\":";
 pub(crate) const PAYLOAD_EXP: &[u8] = b",\"exp\":";
 pub(crate) const PAYLOAD_DATA: &[u8] = b",\"data\":";
 pub(crate) const PAYLOAD_END: &[u8] = b"}";
+const _: () = assert!(TOKEN_PREFIX.len() == TOKEN_PREFIX_V1.len());
 const PAYLOAD_WRAPPER_LEN: usize =
     PAYLOAD_IAT.len() + PAYLOAD_EXP.len() + PAYLOAD_DATA.len() + PAYLOAD_END.len();
 
@@ -100,6 +114,8 @@ pub(crate) fn decimal(n: u64, buf: &mut [u8; 20]) -> &[u8] {
 /// The parts of a token, located but not yet verified.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct TokenParts<'t> {
+    /// The version its prefix names.
+    pub(crate) version: Version,
     /// The key id; empty for a token sealed with a single secret.
     pub(crate) key_id: &'t [u8],
     /// The base64url payload.
@@ -116,7 +132,10 @@ impl<'t> TokenParts<'t> {
         if token.len() > MAX_TOKEN_LEN {
             return None;
         }
-        let rest = token.strip_prefix(TOKEN_PREFIX.as_bytes())?;
+        let (version, rest) = match token.strip_prefix(TOKEN_PREFIX.as_bytes()) {
+            Some(rest) => (Version::V2, rest),
+            None => (Version::V1, token.strip_prefix(TOKEN_PREFIX_V1.as_bytes())?),
+        };
         let id_end = rest.iter().position(|&b| b == b'.')?;
         let key_id = rest.get(..id_end)?;
         if key_id.len() > KeyId::MAX_LEN || !key_id.iter().all(|&b| is_key_id_byte(b)) {
@@ -129,13 +148,13 @@ impl<'t> TokenParts<'t> {
         }
         let mac = token.get(signed_len + 1..)?;
         let payload = signed.get(TOKEN_PREFIX.len() + id_end + 1..)?;
-        if payload.is_empty()
-            || payload.contains(&b'.')
-            || payload.len() > base64_len(MAX_PAYLOAD_LEN)
-        {
+        // A `.` inside the payload is not looked for: it is no base64url character, so such
+        // a payload fails its MAC (a sealer never writes one) and its decoding.
+        if payload.is_empty() || payload.len() > base64_len(MAX_PAYLOAD_LEN) {
             return None;
         }
         Some(TokenParts {
+            version,
             key_id,
             payload,
             signed,

@@ -747,8 +747,10 @@ pub fn tampered_state_is_refused_with_the_one_invalid_state_error(t: &Target) {
             flipped_mac,
             s2[..s2.len() - 1].to_string(),
             format!("{s2}A"),
-            s2.replacen("s1.", "s2.", 1),
-            s2.replacen("s1.", "s1.k1", 1),
+            // Relabelled as the previous token version, or as an unknown one.
+            s2.replacen("s2.", "s1.", 1),
+            s2.replacen("s2.", "s3.", 1),
+            s2.replacen("s2.", "s2.k1", 1),
             String::new(),
             "not a token".to_string(),
             SENTINEL.to_string(),
@@ -1019,8 +1021,9 @@ pub fn an_escaped_echo_of_the_state_is_the_same_state(t: &Target) {
         b.round(&raw_call(1, arguments, "")),
         &asks_color(&info, 1),
     ));
-    // `s1.` written as `\u0073\u0031\u002e`: the same JSON string value.
-    let escaped = s1.replacen("s1.", r"\u0073\u0031\u002e", 1);
+    // `s2.` written as `\u0073\u0032\u002e`: the same JSON string value.
+    let escaped = s1.replacen("s2.", r"\u0073\u0032\u002e", 1);
+    assert_ne!(escaped, s1, "the prefix is escaped");
     expect(
         b.round(&raw_call(2, arguments, &colour_retry_fields(&escaped))),
         &asks_style(&info, 2),

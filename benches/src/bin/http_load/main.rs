@@ -206,6 +206,8 @@ struct Measured {
     requests: u64,
     /// The server's largest `VmRSS` seen while it ran, KiB.
     peak_rss_kib: Option<u64>,
+    /// The server's largest `RssAnon` (its private part) seen while it ran, KiB.
+    peak_anon_kib: Option<u64>,
     /// CPU the server used, in cores (CPU seconds per second), warm-up included.
     server_cores: Option<f64>,
     /// CPU this generator used, in cores.
@@ -261,17 +263,7 @@ fn run(options: Options) -> Result<bool, String> {
             }),
     });
 
-    let runtime = if options.threads == 1 {
-        tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-    } else {
-        tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(options.threads)
-            .enable_all()
-            .build()
-    }
-    .map_err(|e| format!("runtime: {e}"))?;
+    let runtime = runtime(options.threads)?;
 
     let load_before = server::load_average();
     let idle = pid.as_deref().and_then(server::memory);
@@ -409,6 +401,24 @@ fn run_stdio(options: &Options) -> Result<bool, String> {
     Ok(clean)
 }
 
+/// The generator's runtime: with one thread, a current-thread runtime, which runs the woken
+/// clients in the order they were woken (a multi-thread runtime runs the last one woken
+/// first, from its LIFO slot, and keeps its clients on a worker while the caller's thread
+/// waits).
+fn runtime(threads: usize) -> Result<tokio::runtime::Runtime, String> {
+    if threads == 1 {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+    } else {
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(threads)
+            .enable_all()
+            .build()
+    }
+    .map_err(|e| format!("runtime: {e}"))
+}
+
 /// `target/release/examples/preferences` beside this binary (`target/release/http_load`).
 fn default_server() -> Result<PathBuf, String> {
     let me = std::env::current_exe().map_err(|e| format!("where am I: {e}"))?;
@@ -434,7 +444,12 @@ async fn measure(
     plan: Plan,
     pid: Option<String>,
 ) -> Measured {
-    let peak = Arc::new(AtomicU64::new(0));
+    // The largest VmRSS and RssAnon seen.
+    let peak = Arc::new([AtomicU64::new(0), AtomicU64::new(0)]);
+    let note = |peak: &[AtomicU64; 2], m: server::Memory| {
+        peak[0].fetch_max(m.rss_kib, Ordering::Relaxed);
+        peak[1].fetch_max(m.anon_kib, Ordering::Relaxed);
+    };
     let sampler = pid.clone().map(|pid| {
         let peak = peak.clone();
         tokio::spawn(async move {
@@ -442,7 +457,7 @@ async fn measure(
             loop {
                 tick.tick().await;
                 if let Some(m) = server::memory(&pid) {
-                    peak.fetch_max(m.rss_kib, Ordering::Relaxed);
+                    note(&peak, m);
                 }
             }
         })
@@ -469,9 +484,9 @@ async fn measure(
     }
     // One last reading, so a short run still has one.
     if let Some(m) = pid.as_deref().and_then(server::memory) {
-        peak.fetch_max(m.rss_kib, Ordering::Relaxed);
+        note(&peak, m);
     }
-    let peak = peak.load(Ordering::Relaxed);
+    let [peak, peak_anon] = [0, 1].map(|i| peak[i].load(Ordering::Relaxed));
     let requests = outcome.requests();
     let summaries = std::mem::take(&mut outcome.legs)
         .into_iter()
@@ -483,6 +498,7 @@ async fn measure(
         summaries,
         requests,
         peak_rss_kib: (peak > 0).then_some(peak),
+        peak_anon_kib: (peak_anon > 0).then_some(peak_anon),
         server_cores,
         client_cores,
         other_cores,

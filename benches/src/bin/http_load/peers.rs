@@ -2,7 +2,8 @@
 //! server right after the other, so both see the same machine; prints both servers'
 //! figures and their ratio (first server over second).
 //!
-//! Rows: HTTP `echo` and the 3-leg flow with 16 and 64 clients (rate, p99, peak RSS);
+//! Rows: HTTP `echo` and the 3-leg flow with 16 and 64 clients (rate, p99, peak RSS and the
+//! peak of its private part, `RssAnon`: the rest is mapped code);
 //! stdio `echo` with every request written at once (rate, peak RSS), once per backlog size;
 //! the stdio 3-leg flow (flows per second, peak RSS).
 
@@ -36,6 +37,8 @@ struct Figures {
     per_s: f64,
     p99_ms: Option<f64>,
     rss_kib: Option<u64>,
+    /// The peak of `RssAnon`, the private part of the RSS (HTTP rows).
+    anon_kib: Option<u64>,
     errors: u64,
 }
 
@@ -48,6 +51,9 @@ impl Figures {
         if let Some(kib) = self.rss_kib {
             s += &format!(" {:>5.1} MiB", kib as f64 / 1024.0);
         }
+        if let Some(kib) = self.anon_kib {
+            s += &format!(" ({:.1} anon)", kib as f64 / 1024.0);
+        }
         if self.errors > 0 {
             s += &format!(" ({} errors)", self.errors);
         }
@@ -55,17 +61,13 @@ impl Figures {
     }
 
     fn json(&self) -> Value {
-        json!({"per_s": self.per_s.round(), "p99_ms": self.p99_ms, "peak_rss_kib": self.rss_kib, "errors": self.errors})
+        json!({"per_s": self.per_s.round(), "p99_ms": self.p99_ms, "peak_rss_kib": self.rss_kib, "peak_rss_anon_kib": self.anon_kib, "errors": self.errors})
     }
 }
 
 /// Runs every row; `Ok(false)` when a request failed anywhere.
 pub fn run(peers: &Peers<'_>) -> Result<bool, String> {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(peers.threads)
-        .enable_all()
-        .build()
-        .map_err(|e| format!("runtime: {e}"))?;
+    let runtime = crate::runtime(peers.threads)?;
     println!(
         "peers: {} against {}, {} CPUs, load average {}; HTTP rows {:.1} s after {:.1} s \
          warm-up, generator on {} thread(s), HTTP servers on {} worker(s)",
@@ -80,7 +82,7 @@ pub fn run(peers: &Peers<'_>) -> Result<bool, String> {
             .unwrap_or_else(|_| server::server_threads(peers.threads).to_string()),
     );
     println!(
-        "{:<36} {:<36} {:<36} ratio (snodo / rmcp)",
+        "{:<36} {:<48} {:<48} ratio (snodo / rmcp)",
         "work", "snodo", "rmcp"
     );
     let plan = |clients| Plan {
@@ -146,8 +148,11 @@ fn row(what: &str, [ours, theirs]: [Figures; 2]) -> Value {
     if let (Some(a), Some(b)) = (ours.rss_kib, theirs.rss_kib) {
         ratios.push(format!("RSS {}", ratio(a as f64, b as f64)));
     }
+    if let (Some(a), Some(b)) = (ours.anon_kib, theirs.anon_kib) {
+        ratios.push(format!("anon {}", ratio(a as f64, b as f64)));
+    }
     println!(
-        "{what:<36} {:<36} {:<36} {}",
+        "{what:<36} {:<48} {:<48} {}",
         ours.show(),
         theirs.show(),
         ratios.join(", ")
@@ -173,6 +178,7 @@ fn http(
         per_s: m.outcome.completed as f64 / plan.duration.as_secs_f64(),
         p99_ms: p99.map(|d| d.as_secs_f64() * 1000.0),
         rss_kib: m.peak_rss_kib,
+        anon_kib: m.peak_anon_kib,
         errors: m.outcome.errors,
     })
 }
@@ -183,6 +189,7 @@ fn stdio_row(path: &Path, scenario: Scenario, units: u64) -> Result<Figures, Str
         per_s: f.completed as f64 / f.elapsed.as_secs_f64(),
         p99_ms: None,
         rss_kib: f.peak_rss_kib,
+        anon_kib: None,
         errors: f.errors + (units - f.completed),
     })
 }

@@ -108,6 +108,9 @@ pub struct Memory {
     pub rss_kib: u64,
     /// `VmHWM`: the most ever resident (the peak since the process started).
     pub hwm_kib: u64,
+    /// `RssAnon`: resident now and private to the process (heap, stacks, written data); the
+    /// rest of `VmRSS` is mapped files, code above all, which other processes share.
+    pub anon_kib: u64,
 }
 
 /// The memory of process `pid` (`self` for this one), if `/proc` tells.
@@ -122,6 +125,7 @@ pub fn memory(pid: &str) -> Option<Memory> {
     Some(Memory {
         rss_kib: field("VmRSS:")?,
         hwm_kib: field("VmHWM:")?,
+        anon_kib: field("RssAnon:")?,
     })
 }
 
@@ -188,6 +192,7 @@ mod tests {
         let memory = memory("self").expect("/proc/self/status");
         assert!(memory.rss_kib > 0);
         assert!(memory.hwm_kib >= memory.rss_kib);
+        assert!(memory.anon_kib > 0 && memory.anon_kib <= memory.rss_kib);
         assert!(cpu_time("self").is_some());
         assert!(machine_busy().is_some());
     }

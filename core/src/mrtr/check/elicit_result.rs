@@ -51,12 +51,16 @@ impl core::fmt::Display for Action {
 /// `None` when the result is malformed (not an object, no or an unknown `action`, a `content`
 /// that is not an object).
 pub fn read(result: Value<'_>) -> Option<(Action, Option<Object<'_>>)> {
-    let result = result.as_object()?;
-    let action = Action::from_value(result.get("action")?)?;
-    let content = match result.get("content") {
-        None => None,
-        Some(content) => Some(content.as_object()?),
-    };
+    // `action` and `content`, found in one walk of the result.
+    let (mut action, mut content) = (None, None);
+    for (key, value) in result.as_object()? {
+        if key.eq_str("action") {
+            action = Some(value);
+        } else if key.eq_str("content") {
+            content = Some(value.as_object()?);
+        }
+    }
+    let action = Action::from_value(action?)?;
     let content = if action == Action::Accept {
         content
     } else {

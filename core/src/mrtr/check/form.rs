@@ -24,6 +24,7 @@
 //! `default` must itself satisfy its property; `required` names declared properties once
 //! each. [`check_content`] then validates an `accept` answer against such a schema.
 
+mod keywords;
 mod options;
 mod property;
 
@@ -117,7 +118,16 @@ pub fn check_schema(schema: Value<'_>) -> Result<(), BuildError> {
 /// verdict of no particular meaning, never a panic. The work is linear in the content, plus
 /// at most the number of options squared for a multi select.
 pub fn check_content(schema: Value<'_>, content: Value<'_>) -> bool {
-    let Some(properties) = schema.get("properties").and_then(|p| p.as_object()) else {
+    // `properties` and `required`, found in one walk of the schema.
+    let (mut properties, mut required) = (None, None);
+    for (key, value) in schema.as_object().into_iter().flatten() {
+        if key.eq_str("properties") {
+            properties = value.as_object();
+        } else if key.eq_str("required") {
+            required = Some(value);
+        }
+    }
+    let Some(properties) = properties else {
         return false;
     };
     let Some(content) = content.as_object() else {
@@ -131,7 +141,7 @@ pub fn check_content(schema: Value<'_>, content: Value<'_>) -> bool {
             return false;
         }
     }
-    match schema.get("required") {
+    match required {
         None => true,
         Some(required) => required.as_array().is_some_and(|names| {
             names.iter().all(|name| {
@@ -145,13 +155,8 @@ pub fn check_content(schema: Value<'_>, content: Value<'_>) -> bool {
 /// The member of `o` named `name`, comparing decoded text (either side may use escapes).
 fn lookup<'a>(o: Object<'a>, name: JsonStr<'_>) -> Option<Value<'a>> {
     o.iter()
-        .find(|(key, _)| key.chars().eq(name.chars()))
+        .find(|(key, _)| *key == name)
         .map(|(_, value)| value)
-}
-
-/// Whether an optional `title` and `description` are strings (every kind allows both).
-fn annotations_ok(o: Object<'_>) -> bool {
-    opt_str(o, "title") && opt_str(o, "description")
 }
 
 #[cfg(test)]

@@ -3,8 +3,8 @@
 
 use super::super::super::BuildError;
 use super::super::format::Format;
-use super::super::util::{count, only_keys};
-use super::annotations_ok;
+use super::super::util::count;
+use super::keywords::{COMMON, Keyword, KeywordSet, Keywords};
 use super::options::Options;
 use crate::json::{Object, Value};
 
@@ -51,32 +51,33 @@ impl<'a> Property<'a> {
         let o = schema
             .as_object()
             .ok_or(BuildError::new("form property must be an object"))?;
+        let o = Keywords::read(o);
         let kind = o
-            .get("type")
+            .get(Keyword::Type)
             .ok_or(BuildError::new("form property needs a type"))?
             .as_str()
             .ok_or(BuildError::new(
                 "form property type must be a single string",
             ))?;
-        if !annotations_ok(o) {
+        if !annotations_ok(&o) {
             return Err(BuildError::new(
                 "form property title and description must be strings",
             ));
         }
         if kind.eq_str("string") {
-            if o.contains("enum") || o.contains("oneOf") {
-                single(o)
+            if o.contains(Keyword::Enum) || o.contains(Keyword::OneOf) {
+                single(&o)
             } else {
-                text(o)
+                text(&o)
             }
         } else if kind.eq_str("number") {
-            numeric(o, false)
+            numeric(&o, false)
         } else if kind.eq_str("integer") {
-            numeric(o, true)
+            numeric(&o, true)
         } else if kind.eq_str("boolean") {
-            boolean(o)
+            boolean(&o)
         } else if kind.eq_str("array") {
-            multi(o)
+            multi(&o)
         } else if kind.eq_str("object") {
             Err(BuildError::new(
                 "form properties cannot be nested objects (the schema is flat)",
@@ -174,34 +175,23 @@ fn accepts_selection(value: Value<'_>, options: Options<'_>, min: u64, max: u64)
 }
 
 /// `type: "string"`: `minLength`, `maxLength`, `format`.
-fn text(o: Object<'_>) -> Result<Property<'static>, BuildError> {
-    if o.contains("enumNames") {
+fn text(o: &Keywords<'_>) -> Result<Property<'static>, BuildError> {
+    if o.contains(Keyword::EnumNames) {
         return Err(BuildError::new("form enumNames needs enum"));
     }
-    if !only_keys(
-        o,
-        &[
-            "type",
-            "title",
-            "description",
-            "minLength",
-            "maxLength",
-            "format",
-            "default",
-        ],
-    ) {
+    if !o.only(COMMON.and(&[Keyword::MinLength, Keyword::MaxLength, Keyword::Format])) {
         return Err(BuildError::new(
             "form string property has an unsupported keyword \
              (allowed: type, title, description, minLength, maxLength, format, default)",
         ));
     }
-    let min_len = match o.get("minLength") {
+    let min_len = match o.get(Keyword::MinLength) {
         None => 0,
         Some(v) => count(v).ok_or(BuildError::new(
             "form string minLength must be a non-negative integer",
         ))?,
     };
-    let max_len = match o.get("maxLength") {
+    let max_len = match o.get(Keyword::MaxLength) {
         None => u64::MAX,
         Some(v) => count(v).ok_or(BuildError::new(
             "form string maxLength must be a non-negative integer",
@@ -210,7 +200,7 @@ fn text(o: Object<'_>) -> Result<Property<'static>, BuildError> {
     if min_len > max_len {
         return Err(BuildError::new("form string minLength exceeds maxLength"));
     }
-    let format = match o.get("format") {
+    let format = match o.get(Keyword::Format) {
         None => None,
         Some(v) => Some(
             v.as_str()
@@ -228,24 +218,14 @@ fn text(o: Object<'_>) -> Result<Property<'static>, BuildError> {
 }
 
 /// `type: "number"` or `"integer"`: `minimum`, `maximum`.
-fn numeric(o: Object<'_>, integer: bool) -> Result<Property<'static>, BuildError> {
-    if !only_keys(
-        o,
-        &[
-            "type",
-            "title",
-            "description",
-            "minimum",
-            "maximum",
-            "default",
-        ],
-    ) {
+fn numeric(o: &Keywords<'_>, integer: bool) -> Result<Property<'static>, BuildError> {
+    if !o.only(COMMON.and(&[Keyword::Minimum, Keyword::Maximum])) {
         return Err(BuildError::new(
             "form number property has an unsupported keyword \
              (allowed: type, title, description, minimum, maximum, default)",
         ));
     }
-    let bound = |key: &str| -> Result<Option<f64>, BuildError> {
+    let bound = |key: Keyword| -> Result<Option<f64>, BuildError> {
         let Some(v) = o.get(key) else {
             return Ok(None);
         };
@@ -260,8 +240,8 @@ fn numeric(o: Object<'_>, integer: bool) -> Result<Property<'static>, BuildError
         }
         Ok(Some(value))
     };
-    let minimum = bound("minimum")?;
-    let maximum = bound("maximum")?;
+    let minimum = bound(Keyword::Minimum)?;
+    let maximum = bound(Keyword::Maximum)?;
     if let (Some(min), Some(max)) = (minimum, maximum) {
         if min > max {
             return Err(BuildError::new("form number minimum exceeds maximum"));
@@ -275,8 +255,8 @@ fn numeric(o: Object<'_>, integer: bool) -> Result<Property<'static>, BuildError
 }
 
 /// `type: "boolean"`.
-fn boolean(o: Object<'_>) -> Result<Property<'static>, BuildError> {
-    if !only_keys(o, &["type", "title", "description", "default"]) {
+fn boolean(o: &Keywords<'_>) -> Result<Property<'static>, BuildError> {
+    if !o.only(COMMON) {
         return Err(BuildError::new(
             "form boolean property has an unsupported keyword \
              (allowed: type, title, description, default)",
@@ -286,31 +266,20 @@ fn boolean(o: Object<'_>) -> Result<Property<'static>, BuildError> {
 }
 
 /// `type: "string"` with `enum` (and legacy `enumNames`) or a titled `oneOf`.
-fn single(o: Object<'_>) -> Result<Property<'_>, BuildError> {
-    if !only_keys(
-        o,
-        &[
-            "type",
-            "title",
-            "description",
-            "enum",
-            "enumNames",
-            "oneOf",
-            "default",
-        ],
-    ) {
+fn single<'a>(o: &Keywords<'a>) -> Result<Property<'a>, BuildError> {
+    if !o.only(COMMON.and(&[Keyword::Enum, Keyword::EnumNames, Keyword::OneOf])) {
         return Err(BuildError::new(
             "form single select has an unsupported keyword \
              (allowed: type, title, description, enum, enumNames, oneOf, default)",
         ));
     }
-    match (o.get("enum"), o.get("oneOf")) {
+    match (o.get(Keyword::Enum), o.get(Keyword::OneOf)) {
         (Some(_), Some(_)) => Err(BuildError::new(
             "form single select takes enum or oneOf, not both",
         )),
         (Some(values), None) => {
             let options = Options::plain(values)?;
-            if let Some(names) = o.get("enumNames") {
+            if let Some(names) = o.get(Keyword::EnumNames) {
                 let names_ok = names.as_array().is_some_and(|names| {
                     names.iter().all(|n| n.as_str().is_some()) && names.len() == options.count()
                 });
@@ -323,7 +292,7 @@ fn single(o: Object<'_>) -> Result<Property<'_>, BuildError> {
             Ok(Property::Single(options))
         }
         (None, Some(titled)) => {
-            if o.contains("enumNames") {
+            if o.contains(Keyword::EnumNames) {
                 return Err(BuildError::new("form enumNames needs enum"));
             }
             Ok(Property::Single(Options::titled(titled)?))
@@ -333,37 +302,26 @@ fn single(o: Object<'_>) -> Result<Property<'_>, BuildError> {
 }
 
 /// `type: "array"`: `items` of options, `minItems`, `maxItems`.
-fn multi(o: Object<'_>) -> Result<Property<'_>, BuildError> {
-    if !only_keys(
-        o,
-        &[
-            "type",
-            "title",
-            "description",
-            "items",
-            "minItems",
-            "maxItems",
-            "default",
-        ],
-    ) {
+fn multi<'a>(o: &Keywords<'a>) -> Result<Property<'a>, BuildError> {
+    if !o.only(COMMON.and(&[Keyword::Items, Keyword::MinItems, Keyword::MaxItems])) {
         return Err(BuildError::new(
             "form multi select has an unsupported keyword \
              (allowed: type, title, description, items, minItems, maxItems, default)",
         ));
     }
     let items = o
-        .get("items")
+        .get(Keyword::Items)
         .ok_or(BuildError::new("form multi select needs items"))?
         .as_object()
         .ok_or(BuildError::new("form multi select items must be an object"))?;
     let options = multi_items(items)?;
-    let min_items = match o.get("minItems") {
+    let min_items = match o.get(Keyword::MinItems) {
         None => 0,
         Some(v) => count(v).ok_or(BuildError::new(
             "form multi select minItems must be a non-negative integer",
         ))?,
     };
-    let max_items = match o.get("maxItems") {
+    let max_items = match o.get(Keyword::MaxItems) {
         None => u64::MAX,
         Some(v) => count(v).ok_or(BuildError::new(
             "form multi select maxItems must be a non-negative integer",
@@ -384,7 +342,8 @@ fn multi(o: Object<'_>) -> Result<Property<'_>, BuildError> {
 /// A multi select's `items`: `{"type": "string", "enum": [...]}`, or a titled
 /// `{"anyOf": [{const, title}...]}` (where a `type: "string"` is tolerated too).
 fn multi_items(items: Object<'_>) -> Result<Options<'_>, BuildError> {
-    let string_type = match items.get("type") {
+    let items = Keywords::read(items);
+    let string_type = match items.get(Keyword::Type) {
         None => false,
         Some(t) if t.as_str().is_some_and(|t| t.eq_str("string")) => true,
         Some(_) => {
@@ -393,8 +352,8 @@ fn multi_items(items: Object<'_>) -> Result<Options<'_>, BuildError> {
             ));
         }
     };
-    if let Some(titled) = items.get("anyOf") {
-        if !only_keys(items, &["type", "anyOf"]) {
+    if let Some(titled) = items.get(Keyword::AnyOf) {
+        if !items.only(KeywordSet::of(&[Keyword::Type, Keyword::AnyOf])) {
             return Err(BuildError::new(
                 "form multi select items have an unsupported keyword \
                  (allowed: type and enum, or anyOf)",
@@ -402,13 +361,13 @@ fn multi_items(items: Object<'_>) -> Result<Options<'_>, BuildError> {
         }
         return Options::titled(titled);
     }
-    if !only_keys(items, &["type", "enum"]) {
+    if !items.only(KeywordSet::of(&[Keyword::Type, Keyword::Enum])) {
         return Err(BuildError::new(
             "form multi select items have an unsupported keyword \
              (allowed: type and enum, or anyOf)",
         ));
     }
-    let values = items.get("enum").ok_or(BuildError::new(
+    let values = items.get(Keyword::Enum).ok_or(BuildError::new(
         "form multi select items need enum or anyOf",
     ))?;
     if !string_type {
@@ -417,4 +376,10 @@ fn multi_items(items: Object<'_>) -> Result<Options<'_>, BuildError> {
         ));
     }
     Options::plain(values)
+}
+
+/// Whether an optional `title` and `description` are strings (every kind allows both).
+fn annotations_ok(o: &Keywords<'_>) -> bool {
+    let opt_str = |k| o.get(k).is_none_or(|v| v.as_str().is_some());
+    opt_str(Keyword::Title) && opt_str(Keyword::Description)
 }
