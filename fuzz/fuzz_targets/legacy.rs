@@ -6,6 +6,7 @@
 //! - whatever is written is ASCII, and one JSON value `serde_json` parses whenever it parses
 //!   the input (outputs copy values of the input, and `serde_json` refuses some valid JSON,
 //!   such as numbers beyond the range of `f64`);
+//! - a request's handle views the same request again in its bytes, lifted the same;
 //! - a lifted request is admitted by the 2026-07-28 envelope check, with the session's
 //!   capabilities (unless the client's own `progressToken` is malformed);
 //! - a settled final result has none of `resultType`, `ttlMs`, `cacheScope`;
@@ -17,8 +18,8 @@ use libfuzzer_sys::fuzz_target;
 use serde_json::Value;
 use snodo_core::json::{Limits, Writer};
 use snodo_core::legacy::{
-    Accepted, BridgeLimits, EraGate, EraSupport, Leg, Session, Settled, Step, classify_post,
-    lift_request, parse_initialize, parse_response, settle, write_initialize_result,
+    Accepted, BridgeLimits, EraGate, EraSupport, Leg, RequestHandle, Session, Settled, Step,
+    classify_post, lift_request, parse_initialize, parse_response, settle, write_initialize_result,
 };
 use snodo_core::protocol::{MetaError, admit};
 use snodo_core::rpc::{Incoming, parse};
@@ -114,6 +115,15 @@ fn as_message(data: &[u8], judge: bool) {
     let mut session = session();
     let mut scratch = vec![0u8; 64 * 1024];
     let step = session.step(&message, served, &mut Writer::new(&mut scratch));
+    if let Step::Modern { request, .. } = step {
+        // The request a transport keeps as a handle is the one it read, lifted the same.
+        let handle = RequestHandle::of(data, &request).expect("a request lies in its bytes");
+        let again = handle.view(data).expect("viewed in its own bytes");
+        assert_eq!(again.id, request.id);
+        assert_eq!(again.method.raw(), request.method.raw());
+        let lift = |r| write_twice(|w| lift_request(r, &session, w));
+        assert_eq!(lift(&again), lift(&request));
+    }
     if let Step::Modern { request, .. } = step
         && let Some(out) = write_twice(|w| lift_request(&request, &session, w))
     {

@@ -22,15 +22,17 @@
 //!    `initialize` and unknown methods itself, notes `notifications/initialized`, and hands
 //!    back cancellations, subscriptions, client answers ([`Step::Answer`]) and the requests
 //!    the modern handler path serves ([`Step::Modern`]).
-//! 4. **Modern requests:** [`lift_request`] writes the 2026-07-28 request (the session's
-//!    envelope in `_meta`); run it through the server; [`settle`] the reply: a final result is
-//!    lowered to the 2025 shape, `input_required` is bridged.
-//! 5. **Bridge:** [`Leg::open`] (capability admission, bounded rounds), send each
-//!    [`Leg::write_request`] to the client (stdio: on the connection; HTTP: in the POST's SSE
-//!    response), route each answer by [`BridgeId`] to [`Leg::accept`] (with a timeout per
-//!    answer; [`write_cancelled`] for what is left when the wait ends), then
-//!    [`Leg::write_retry`] and run the retry as in step 4. Errors end the request with
-//!    [`BridgeError::write_error`] or [`write_refused`].
+//! 4. **Modern requests:** [`drive`] owns the rest of the request's round, through the
+//!    [`Link`] and [`Scratch`] the transport gives it (keep a [`RequestHandle`] to run it
+//!    later from the bytes read once): [`lift_request`] writes the 2026-07-28 request (the
+//!    session's envelope in `_meta`), the link runs it, [`settle`] lowers a final result to
+//!    the 2025 shape, and `input_required` is bridged.
+//! 5. **Bridge** (inside [`drive`]): [`Leg::open`] (capability admission, bounded rounds),
+//!    send each [`Leg::write_request`] to the client (stdio: on the connection; HTTP: in the
+//!    POST's SSE response), take each answer the link routes by [`BridgeId`] into
+//!    [`Leg::accept`] (the link times each wait; [`write_cancelled`] for what is left when
+//!    the wait ends), then [`Leg::write_retry`] and run the retry as in step 4. Errors end
+//!    the request with [`BridgeError::write_error`] or [`write_refused`].
 //! 6. **Server notifications:** [`write_event`] gives list changes and resource updates their
 //!    legacy shape (updates only to sessions subscribed to the URI, through a bounded table
 //!    the adapter keeps). Progress and log messages the handler sends pass unchanged.
@@ -69,18 +71,20 @@
 //! assert_eq!(&out[..n], br#"{"jsonrpc":"2.0","id":2,"result":{}}"#);
 //! ```
 //!
-//! `snodo_std::legacy` drives these pieces on stdio and Streamable HTTP (and the serial
-//! bridge's stdio side), with one bridge loop for both transports; `docs/legacy-era.md`
+//! `snodo_std::legacy` gives these pieces sessions, waits and timers on stdio and Streamable
+//! HTTP (and both sides of the serial bridge), all through [`drive`]; `docs/legacy-era.md`
 //! tells how.
 
 pub mod bridge;
 mod dispatch;
+mod drive;
 mod era;
 mod http;
 mod initialize;
 mod lift;
 mod lower;
 mod notify;
+mod request_handle;
 mod response;
 mod session;
 mod session_id;
@@ -90,12 +94,16 @@ pub use bridge::{
     Accepted, AnswerError, BridgeError, BridgeId, BridgeLimits, Leg, write_cancelled, write_refused,
 };
 pub use dispatch::{Step, write_empty_result};
+pub use drive::{
+    Bridged, Link, LinkClosed, MAX_INPUTS, Next, Part, Parts, Scratch, WaitsFull, drive,
+};
 pub use era::{Era, EraGate, EraMismatch, EraSupport, HttpRoute, Signal, classify_post, signal};
 pub use http::{BadVersionHeader, check_version_header};
 pub use initialize::{InitializeError, parse_initialize, write_initialize_result};
 pub use lift::lift_request;
 pub use lower::{NotAResponse, Settled, settle};
 pub use notify::write_event;
+pub use request_handle::RequestHandle;
 pub use response::{ClientResponse, MalformedResponse, Outcome, parse_response};
 pub use session::{ClientName, MAX_CLIENT_NAME, MAX_CLIENT_VERSION, Session};
 pub use session_id::SessionId;

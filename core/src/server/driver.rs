@@ -9,9 +9,11 @@ use core::future::Future;
 use super::{Accepted, Call, Done, Error, Handled, Handler, Notifier, Registry, Round, Server};
 use crate::json::BufferTooSmall;
 
-/// The dialect a round's message is read in. There is one today; the 2025-11-25 dialect
-/// ([`legacy`](crate::legacy)) becomes a second variant here, so that every caller of the
-/// driver gains it at once.
+/// The dialect a round's message is read in: one message in, one reply out. The 2025-11-25
+/// dialect is not a variant here, because a legacy request's round is not one exchange: it
+/// spans modern rounds and requests to the client, awaited between them. Its driver is
+/// [`legacy::drive`](crate::legacy::drive), which runs each of those modern rounds (through
+/// its [`Link`](crate::legacy::Link), with this driver on a host) and owns the rest.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]

@@ -56,7 +56,7 @@ mod notify;
 mod plans;
 mod registry;
 mod reply;
-mod span;
+pub(crate) mod span;
 mod subscription;
 mod too_large;
 #[cfg(feature = "typed-args")]

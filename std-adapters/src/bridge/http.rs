@@ -39,7 +39,7 @@ use super::rounds::DeviceBackend;
 use super::stdio::{error_reply, failure_reply};
 use crate::http::HttpConfig;
 use crate::http::admission;
-use crate::http::admission::Refusal;
+use crate::http::admission::Admitted;
 use crate::http::body::{Exchange, McpBody, Out, Work, sse_event};
 use crate::http::headers;
 use crate::http::in_flight::InFlight;
@@ -58,7 +58,7 @@ pub struct BridgeService {
 /// What the legacy (2025-11-25) sessions of the endpoint share.
 #[derive(Debug)]
 struct LegacySide {
-    backend: Arc<DeviceBackend>,
+    backend: DeviceBackend,
     sessions: Sessions,
     in_flight: Arc<InFlight>,
     /// Never set: the bridge's session streams end with their sessions.
@@ -69,7 +69,7 @@ impl BridgeService {
     /// An endpoint for `device` with the listener's configuration `config`.
     pub fn new(device: Device, config: HttpConfig) -> Self {
         let legacy = LegacySide {
-            backend: Arc::new(DeviceBackend::new(device.clone())),
+            backend: DeviceBackend::new(device.clone()),
             sessions: Sessions::new(config.legacy_sessions, config.bridge.max_waiting),
             in_flight: Arc::default(),
             closing: watch::Sender::new(false),
@@ -90,15 +90,13 @@ impl BridgeService {
     {
         let config = &*self.config;
         let (parts, body) = request.into_parts();
-        if let Err(refusal) = admission::admit(&parts, config) {
-            // Admission checks the method after the path, Host and Origin.
-            if refusal == Refusal::MethodNotAllowed
-                && legacy::is_session_method(&parts, config.eras)
-            {
-                return self.session_method(&parts);
+        match admission::admit(&parts, config) {
+            Ok(Admitted::Post) => {}
+            Ok(Admitted::SessionMethod) => return self.session_method(&parts),
+            Err(refusal) => {
+                tracing::debug!(?refusal, "refused");
+                return refused(refusal);
             }
-            tracing::debug!(?refusal, "refused");
-            return refused(refusal);
         }
         let body = match read_body(body, config.max_body_len, config.body_read_timeout).await {
             Ok(body) => body,
@@ -108,7 +106,19 @@ impl BridgeService {
         if let Ok(message) = &parsed {
             match legacy::classify(message, &parts.headers, config.eras) {
                 Ok(HttpRoute::Modern) => {}
-                Ok(route) => return self.legacy_post(route, body, &parts.headers).await,
+                Ok(route) => {
+                    let side = &*self.legacy;
+                    let limits = side.backend.limits();
+                    let reading = legacy::Reading {
+                        sessions: &side.sessions,
+                        in_flight: &side.in_flight,
+                        served: side.backend.served(),
+                        limits: &limits,
+                    };
+                    let prepared =
+                        legacy::prepare(&reading, route, message, &body, &parts.headers, None);
+                    return self.legacy_post(prepared, body).await;
+                }
                 Err(mismatch) => {
                     return match legacy::refuse_era(mismatch, message, config.eras) {
                         Out::Reply(reply, status) => json(status, reply),
@@ -145,26 +155,19 @@ impl BridgeService {
 
     /// A POST of a legacy session (or its `initialize`): the session rules of the HTTP
     /// server ([`legacy::post`]) with the device as the backend.
-    async fn legacy_post(
-        &self,
-        route: HttpRoute,
-        body: Bytes,
-        headers: &http::HeaderMap,
-    ) -> Response<McpBody> {
+    async fn legacy_post(&self, prepared: legacy::Prepared, body: Bytes) -> Response<McpBody> {
         let (outputs, received) = mpsc::channel(self.config.notification_queue.max(1));
         let side = Arc::clone(&self.legacy);
         let config = Arc::clone(&self.config);
-        let headers = headers.clone();
         let work: Work = Box::pin(async move {
             let endpoint = legacy::Endpoint {
-                backend: Arc::clone(&side.backend),
+                backend: side.backend.clone(),
                 sessions: &side.sessions,
                 in_flight: &side.in_flight,
                 response_len: config.max_response_len,
                 bridge: config.bridge,
             };
-            if let Ok(answer) = legacy::post(endpoint, route, &body, &headers, None, &outputs).await
-            {
+            if let Ok(answer) = legacy::post(endpoint, prepared, &body, None, &outputs).await {
                 let _ = outputs.send(answer).await;
             }
         });

@@ -18,15 +18,15 @@ use std::sync::{Mutex, OnceLock};
 
 use bytes::Bytes;
 use snodo_core::json::{Limits, Writer};
-use snodo_core::legacy::{BridgeId, Session, Signal, Step, parse_initialize, signal};
-use snodo_core::rpc::{self, ErrorCode, Id, Incoming, Request};
+use snodo_core::legacy::{BridgeId, RequestHandle, Session, parse_initialize};
+use snodo_core::rpc::{self, ErrorCode, Id, Request};
 use snodo_core::server::Notifier;
 use tokio::sync::{mpsc, oneshot};
 
 use super::device::Device;
 use super::rounds::{DeviceRounds, Known, lock};
 use crate::legacy::round::{BridgeBuffers, BridgeConfig, Bridged, Link, LinkClosed, WaitsFull};
-use crate::legacy::stdio::Legacy;
+use crate::legacy::stdio::{Legacy, Read};
 use crate::stdio::in_flight::RequestKey;
 
 /// Requests of a legacy host that may wait for the device; more are refused (-32603).
@@ -45,8 +45,17 @@ pub(crate) struct Host<'d> {
     running: Mutex<Option<(RequestKey, oneshot::Sender<()>)>>,
 }
 
-/// A request for the device, waiting for its turn.
-pub(crate) struct Queued(Vec<u8>);
+/// A request for the device, waiting for its turn: its line, and the request in it.
+pub(crate) struct Queued(Vec<u8>, RequestHandle);
+
+/// What [`Host::take`] did with a line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Taken {
+    /// The line is the modern path's: relay it.
+    Modern,
+    /// Taken by the legacy session.
+    Taken,
+}
 
 impl<'d> Host<'d> {
     pub(crate) fn new(device: &'d Device, legacy: Legacy, bridge: BridgeConfig) -> Self {
@@ -64,57 +73,45 @@ impl<'d> Host<'d> {
         self.device
     }
 
-    /// Takes one line of the legacy session: what is answered at once goes to `output`, a
-    /// request for the device to `queue`. `Err` when the output is gone.
+    /// Takes one line of the legacy session, parsed once ([`Legacy::read`]): what is
+    /// answered at once goes to `output`, a request for the device to `queue` (as a handle
+    /// into its own copy of the line). `Err` when the output is gone.
     pub(crate) async fn take(
         &self,
         line: &[u8],
-        message: Incoming<'_>,
         output: &mpsc::Sender<Vec<u8>>,
         queue: &mpsc::Sender<Queued>,
-    ) -> Result<(), LinkClosed> {
-        if self
+    ) -> Result<Taken, LinkClosed> {
+        let mut out = Vec::new();
+        let served = || self.known.get().cloned().unwrap_or_default().capabilities;
+        let read = self
             .legacy
-            .take_inline(line, &Limits::HOST, |key| self.stop(key))
-        {
-            return Ok(());
-        }
-        let Incoming::Request(request) = message else {
-            return Ok(());
-        };
-        let Some(session) = self.legacy.session() else {
-            return send(output, self.open(&request).await).await;
-        };
-        let known = self.known.get().cloned().unwrap_or_default();
-        let mut out = vec![0; 1024];
-        let mut w = Writer::new(&mut out);
-        let step = lock(session).step(&message, known.capabilities, &mut w);
-        match step {
-            Step::Replied => match w.finish() {
-                Ok(len) => {
-                    out.truncate(len);
-                    send(output, out).await
-                }
-                // The session's own replies are short: an id and a fixed message.
-                Err(_) => Ok(()),
-            },
-            Step::Modern { .. } => {
-                if queue.try_send(Queued(line.to_vec())).is_err() {
+            .read(line, &Limits::HOST, served, &mut out, |key| self.stop(key));
+        match read {
+            Read::Modern => return Ok(Taken::Modern),
+            Read::Taken => {}
+            Read::Reply(len) => {
+                out.truncate(len);
+                send(output, out).await?;
+            }
+            Read::Initialize(request) => send(output, self.open(&request).await).await?,
+            Read::Request(request) => {
+                let queued = RequestHandle::of(line, &request)
+                    .map(|handle| Queued(line.to_vec(), handle))
+                    .ok_or(());
+                if queued
+                    .and_then(|q| queue.try_send(q).map_err(drop))
+                    .is_err()
+                {
                     let busy = error(request.id, "Too many requests wait for the device");
-                    return send(output, busy).await;
+                    send(output, busy).await?;
                 }
-                Ok(())
             }
-            // Not advertised to legacy hosts (the bridge relays no updates), so not reached.
-            Step::Subscription { id, .. } => {
-                send(output, error(id, "The bridge relays no resource updates")).await
-            }
-            Step::Quiet | Step::Cancel { .. } | Step::Answer => Ok(()),
         }
+        Ok(Taken::Taken)
     }
 
-    /// `initialize` opens the session, answered from the device's discovery; anything else
-    /// before it is refused.
+    /// `initialize` opens the session, answered from the device's discovery.
     async fn open(&self, request: &Request<'_>) -> Vec<u8> {
         let refuse = |code, text: &str| {
             let mut out = vec![0; 512 + text.len() * 6];
@@ -124,12 +121,6 @@ impl<'d> Host<'d> {
             out.truncate(len);
             out
         };
-        if signal(&Incoming::Request(*request)) != Signal::Initialize {
-            return refuse(
-                ErrorCode::INVALID_REQUEST,
-                "The session is not initialized: send initialize first",
-            );
-        }
         let session = match parse_initialize(request.params) {
             Ok(session) => session,
             Err(refused) => return refuse(ErrorCode::INVALID_PARAMS, refused.0),
@@ -167,10 +158,9 @@ impl<'d> Host<'d> {
         output: mpsc::Sender<Vec<u8>>,
     ) {
         let mut buffers = BridgeBuffers::new(MAX_REPLY, &self.bridge);
-        while let Some(Queued(line)) = queue.recv().await {
-            let (Ok(Incoming::Request(request)), Some(session)) =
-                (rpc::parse(&line, &Limits::HOST), self.legacy.session())
-            else {
+        while let Some(Queued(line, handle)) = queue.recv().await {
+            // Viewed again in the line the reader read it from, without a scan.
+            let (Some(request), Some(session)) = (handle.view(&line), self.legacy.session()) else {
                 continue;
             };
             let (stop, stopped) = oneshot::channel();

@@ -2,7 +2,7 @@
 //! ([`DeviceRounds`]), and the answer to a legacy host's `initialize` from the device's own
 //! `server/discover` ([`Known`]).
 
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use bytes::Bytes;
 use snodo_core::json::{Limits, Writer};
@@ -18,18 +18,18 @@ use crate::legacy::round::Rounds;
 /// The device as the backend of legacy HTTP sessions: `initialize` answered from its
 /// discovery (asked again for each session, since the device may have been replaced or
 /// reset), and each lifted request run on it.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(crate) struct DeviceBackend {
     device: Device,
-    /// What the device said at the last `initialize`.
-    known: Mutex<Known>,
+    /// What the device said at the last `initialize` (shared by the clones each POST takes).
+    known: Arc<Mutex<Known>>,
 }
 
 impl DeviceBackend {
     pub(crate) fn new(device: Device) -> Self {
         DeviceBackend {
             device,
-            known: Mutex::default(),
+            known: Arc::default(),
         }
     }
 }

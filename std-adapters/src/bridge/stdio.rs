@@ -14,9 +14,9 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWrite
 use tokio::sync::mpsc;
 
 use super::device::{Answer, Device, DeviceError};
-use super::legacy::{Host, QUEUE, Queued};
+use super::legacy::{Host, QUEUE, Queued, Taken};
 use crate::legacy::round::{BridgeConfig, LinkClosed};
-use crate::legacy::stdio::{Admitted, Legacy};
+use crate::legacy::stdio::Legacy;
 
 /// Longest line read from the client; longer ones are answered -32600 without being kept.
 const MAX_LINE: usize = 1 << 20;
@@ -71,20 +71,10 @@ async fn read<R: AsyncRead + Unpin>(
         if message.is_empty() {
             continue;
         }
-        let taken = match host.legacy.admit(message, &Limits::HOST) {
-            Admitted::Modern => relay(host.device(), message, &output).await,
-            Admitted::Legacy(incoming) => host.take(message, incoming, &output, &queue).await,
-            Admitted::Refused(mismatch, id) => match id {
-                Some(_) => {
-                    let mut out = vec![0; 512];
-                    let mut w = Writer::new(&mut out);
-                    mismatch.write_error(&mut w, id, EraSupport::Both);
-                    let len = w.finish().unwrap_or(0);
-                    out.truncate(len);
-                    output.send(out).await.map_err(|_| LinkClosed)
-                }
-                None => Ok(()),
-            },
+        let taken = match host.take(message, &output, &queue).await {
+            Ok(Taken::Modern) => relay(host.device(), message, &output).await,
+            Ok(Taken::Taken) => Ok(()),
+            Err(closed) => Err(closed),
         };
         if let Err(closed) = taken {
             break Err(gone(closed));

@@ -6,6 +6,8 @@ use http::request::Parts;
 use http::{Method, StatusCode};
 
 use super::config::{AllowList, HttpConfig};
+use crate::legacy::http::HEADER_SESSION_ID;
+use snodo_core::legacy::{Era, EraSupport};
 
 /// Why a request is refused at the HTTP level.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -61,9 +63,20 @@ impl Refusal {
     }
 }
 
+/// What an admitted request is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Admitted {
+    /// A `POST` with a JSON body to read.
+    Post,
+    /// A legacy (2025-11-25) session's `GET` (its event stream) or `DELETE` (its end): the
+    /// only other methods, and only when the endpoint serves that era and the request names
+    /// its session.
+    SessionMethod,
+}
+
 /// Checks a request's line and headers, in order: path, `Host`, `Origin`, method,
 /// `Content-Type`, `Accept`, `Content-Length`.
-pub(crate) fn admit(parts: &Parts, config: &HttpConfig) -> Result<(), Refusal> {
+pub(crate) fn admit(parts: &Parts, config: &HttpConfig) -> Result<Admitted, Refusal> {
     if let Some(path) = &config.path {
         if parts.uri.path() != path {
             return Err(Refusal::NotFound);
@@ -85,7 +98,11 @@ pub(crate) fn admit(parts: &Parts, config: &HttpConfig) -> Result<(), Refusal> {
         }
     }
     if parts.method != Method::POST {
-        return Err(Refusal::MethodNotAllowed);
+        return if is_session_method(parts, config.eras) {
+            Ok(Admitted::SessionMethod)
+        } else {
+            Err(Refusal::MethodNotAllowed)
+        };
     }
     let json = parts.headers.get(CONTENT_TYPE).is_some_and(|ct| {
         let essence = ct
@@ -109,7 +126,14 @@ pub(crate) fn admit(parts: &Parts, config: &HttpConfig) -> Result<(), Refusal> {
     if declared.is_some_and(|len| len > config.max_body_len as u64) {
         return Err(Refusal::TooLarge);
     }
-    Ok(())
+    Ok(Admitted::Post)
+}
+
+/// Whether a request other than `POST` is a legacy session's `GET` or `DELETE`.
+fn is_session_method(parts: &Parts, support: EraSupport) -> bool {
+    support.serves(Era::Legacy)
+        && (parts.method == Method::GET || parts.method == Method::DELETE)
+        && parts.headers.contains_key(HEADER_SESSION_ID)
 }
 
 /// Spaces and tabs removed from both ends.
@@ -232,7 +256,10 @@ mod tests {
 
     #[test]
     fn a_conformant_post_passes() {
-        assert_eq!(admit(&parts(post()), &HttpConfig::new()), Ok(()));
+        assert_eq!(
+            admit(&parts(post()), &HttpConfig::new()),
+            Ok(Admitted::Post)
+        );
     }
 
     #[test]
@@ -289,7 +316,7 @@ mod tests {
             CONTENT_TYPE,
             "Application/JSON; charset=utf-8".parse().unwrap(),
         );
-        assert_eq!(admit(&charset, &config), Ok(()));
+        assert_eq!(admit(&charset, &config), Ok(Admitted::Post));
         let mut text = parts(post());
         text.headers
             .insert(CONTENT_TYPE, "text/plain".parse().unwrap());
@@ -305,11 +332,48 @@ mod tests {
             let mut p = parts(post());
             p.headers.insert(ACCEPT, accept.parse().unwrap());
             let expected = if ok {
-                Ok(())
+                Ok(Admitted::Post)
             } else {
                 Err(Refusal::NotAcceptable)
             };
             assert_eq!(admit(&p, &config), expected, "{accept}");
         }
+    }
+
+    #[test]
+    fn a_session_get_or_delete_is_admitted_only_where_legacy_sessions_are_served() {
+        let session = |method: Method| {
+            parts(
+                http::Request::builder()
+                    .method(method)
+                    .uri("/mcp")
+                    .header(HOST, "127.0.0.1:8080")
+                    .header(HEADER_SESSION_ID, "abc"),
+            )
+        };
+        let both = HttpConfig::new();
+        assert_eq!(
+            admit(&session(Method::GET), &both),
+            Ok(Admitted::SessionMethod)
+        );
+        assert_eq!(
+            admit(&session(Method::DELETE), &both),
+            Ok(Admitted::SessionMethod)
+        );
+        assert_eq!(
+            admit(&session(Method::PUT), &both),
+            Err(Refusal::MethodNotAllowed)
+        );
+        let mut without_session = session(Method::GET);
+        without_session.headers.remove(HEADER_SESSION_ID);
+        assert_eq!(
+            admit(&without_session, &both),
+            Err(Refusal::MethodNotAllowed)
+        );
+        let modern = HttpConfig::new().with_eras(EraSupport::ModernOnly);
+        assert_eq!(
+            admit(&session(Method::GET), &modern),
+            Err(Refusal::MethodNotAllowed)
+        );
     }
 }

@@ -24,7 +24,7 @@ use tokio::sync::{broadcast, mpsc, watch};
 use tokio::time::{Instant, Interval};
 use tracing::Instrument;
 
-use super::admission::{self, Refusal};
+use super::admission::{self, Admitted, Refusal};
 use super::body::{Exchange, McpBody, Out, Work, sse_event};
 use super::config::HttpConfig;
 use super::headers;
@@ -227,17 +227,14 @@ impl<A: AsyncHandler + 'static> McpService<A> {
             return metadata;
         }
         let mut observation = Observation::start(inner.metrics.as_ref());
-        let mut session_method = false;
-        if let Err(refusal) = admission::admit(&parts, config) {
-            // Admission checks the method after the path, Host and Origin.
-            session_method = refusal == Refusal::MethodNotAllowed
-                && legacy::is_session_method(&parts, config.eras);
-            if !session_method {
+        let admitted = match admission::admit(&parts, config) {
+            Ok(admitted) => admitted,
+            Err(refusal) => {
                 tracing::debug!(?refusal, method = %parts.method, path = parts.uri.path(), "refused");
                 observation.finish(|| Outcome::Refused(refusal.status()));
                 return refused(refusal);
             }
-        }
+        };
         #[cfg(feature = "auth")]
         if let Some(auth) = &inner.auth {
             let admitted = auth
@@ -251,7 +248,7 @@ impl<A: AsyncHandler + 'static> McpService<A> {
         }
         let principal = authenticated(&parts)
             .or_else(|| inner.principal.as_ref().and_then(|hook| hook(&parts)));
-        if session_method {
+        if admitted == Admitted::SessionMethod {
             observation.finish(|| Outcome::Stream);
             return self.session_method(&parts, principal.as_deref());
         }
@@ -379,7 +376,18 @@ async fn run<A: AsyncHandler + 'static>(
         };
         match legacy::classify(message, &headers, eras) {
             Ok(HttpRoute::Modern) => {}
-            Ok(route) => return Err(Diverted::Legacy(route)),
+            Ok(route) => {
+                let reading = legacy::Reading {
+                    sessions: &shared.sessions,
+                    in_flight: &shared.in_flight,
+                    served: server.app().capabilities(),
+                    limits: &server.config().limits,
+                };
+                let principal = principal.as_deref();
+                let prepared =
+                    legacy::prepare(&reading, route, message, &body, &headers, principal);
+                return Err(Diverted::Legacy(prepared));
+            }
             Err(mismatch) => {
                 return Err(Diverted::Era(legacy::refuse_era(mismatch, message, eras)));
             }
@@ -397,16 +405,16 @@ async fn run<A: AsyncHandler + 'static>(
             Some(Out::Reply(reply, StatusCode::BAD_REQUEST))
         }
         Ok(Err(Diverted::Era(refusal))) => Some(refusal),
-        Ok(Err(Diverted::Legacy(route))) => {
+        Ok(Err(Diverted::Legacy(prepared))) => {
             let endpoint = legacy::Endpoint {
-                backend: Arc::new(legacy::ServerBackend(Arc::clone(&shared_server))),
+                backend: legacy::ServerBackend(Arc::clone(&shared_server)),
                 sessions: &shared.sessions,
                 in_flight: &shared.in_flight,
                 response_len: inner.config.max_response_len,
                 bridge: inner.config.bridge,
             };
             let principal = principal.as_deref();
-            match legacy::post(endpoint, route, &body, &headers, principal, &outputs).await {
+            match legacy::post(endpoint, prepared, &body, principal, &outputs).await {
                 Ok(answer) => Some(answer),
                 Err(reply) => {
                     observation
@@ -478,8 +486,8 @@ async fn run<A: AsyncHandler + 'static>(
 enum Diverted<'a> {
     /// Its MCP headers disagree with its body.
     Headers(HeaderMismatch, Id<'a>),
-    /// It belongs to the legacy era.
-    Legacy(HttpRoute),
+    /// It belongs to the legacy era: read, with what is left to do.
+    Legacy(legacy::Prepared),
     /// Its era is not served: the refusal.
     Era(Out),
 }

@@ -20,7 +20,7 @@ use http::request::Parts;
 use http::{HeaderMap, HeaderValue, Method, Response, StatusCode};
 use snodo_core::json::{Limits, Writer};
 use snodo_core::legacy::{
-    BridgeId, Era, EraMismatch, EraSupport, HttpRoute, Session, SessionId, Step,
+    BridgeId, Era, EraMismatch, EraSupport, HttpRoute, RequestHandle, Session, SessionId, Step,
     check_version_header, classify_post, parse_initialize, write_empty_result, write_event,
     write_initialize_result,
 };
@@ -80,17 +80,9 @@ fn enveloped(message: &Incoming<'_>) -> bool {
         .is_some()
 }
 
-/// Whether a request refused by HTTP admission only for its method is a legacy session's
-/// `GET` or `DELETE` instead.
-pub(crate) fn is_session_method(parts: &Parts, support: EraSupport) -> bool {
-    support.serves(Era::Legacy)
-        && (parts.method == Method::GET || parts.method == Method::DELETE)
-        && parts.headers.contains_key(HEADER_SESSION_ID)
-}
-
 /// What serves a legacy session's requests: a server in this process, or the device
 /// behind the serial bridge.
-pub(crate) trait Backend: Send + Sync + 'static {
+pub(crate) trait Backend: Clone + Send + Sync + 'static {
     /// The modern round of each lifted request.
     type Rounds<'b>: Rounds + Send + Sync
     where
@@ -115,8 +107,15 @@ pub(crate) trait Backend: Send + Sync + 'static {
 }
 
 /// A server in this process as a [`Backend`] (a type without a lifetime, so the futures
-/// that hold it are `Send` for every lifetime the compiler erases).
+/// that hold it are `Send` for every lifetime the compiler erases). A clone is the `Arc`'s:
+/// a POST takes the server the endpoint loaded without allocating.
 pub(crate) struct ServerBackend<A: 'static>(pub(crate) Arc<Server<'static, A>>);
+
+impl<A> Clone for ServerBackend<A> {
+    fn clone(&self) -> Self {
+        ServerBackend(Arc::clone(&self.0))
+    }
+}
 
 impl<A: AsyncHandler + 'static> Backend for ServerBackend<A> {
     type Rounds<'b> = Local<'b, A>;
@@ -146,7 +145,7 @@ impl<A: AsyncHandler + 'static> Backend for ServerBackend<A> {
 
 /// What a legacy POST needs of its endpoint.
 pub(crate) struct Endpoint<'e, B: Backend> {
-    pub(crate) backend: Arc<B>,
+    pub(crate) backend: B,
     pub(crate) sessions: &'e Sessions,
     pub(crate) in_flight: &'e Arc<InFlight>,
     /// The size of a request's output buffer.
@@ -170,45 +169,71 @@ pub(crate) fn refuse_era(
     Out::Reply(reply, StatusCode::BAD_REQUEST)
 }
 
-/// Answers one legacy POST (`route` is [`HttpRoute::Initialize`] or
-/// [`HttpRoute::Session`]): `Ok` with the answer to send, or `Err` when a request's stream
-/// went to `outputs` already, with the response at its end (`None`: it was cancelled,
-/// polled, or the client left first).
-pub(crate) async fn post<B: Backend>(
-    endpoint: Endpoint<'_, B>,
+/// A legacy POST read once: what its message (parsed by the endpoint, which routed it) left
+/// to do, holding no borrow of the body.
+pub(crate) enum Prepared {
+    /// Answered already.
+    Answered(Out),
+    /// `initialize`: the backend's result, then the session opens (boxed: a session is
+    /// large beside the other answers, and opens once).
+    Initialize {
+        session: Box<Session>,
+        request: RequestHandle,
+    },
+    /// A request of `entry` for the modern path: it runs on a task of its own.
+    Run {
+        entry: Arc<Entry>,
+        request: RequestHandle,
+    },
+}
+
+/// What [`prepare`] needs of the endpoint.
+pub(crate) struct Reading<'r> {
+    pub(crate) sessions: &'r Sessions,
+    pub(crate) in_flight: &'r InFlight,
+    /// What the backend serves, as the session answers it.
+    pub(crate) served: ServerCapabilities,
+    pub(crate) limits: &'r Limits,
+}
+
+/// Steps the session with `message`, the endpoint's one parse of `body` (`route` is
+/// [`HttpRoute::Initialize`] or [`HttpRoute::Session`]): whatever the session answers
+/// itself is answered here, a request for the modern path is kept as a handle into `body`.
+pub(crate) fn prepare(
+    reading: &Reading<'_>,
     route: HttpRoute,
-    body: &Bytes,
+    message: &Incoming<'_>,
+    body: &[u8],
     headers: &HeaderMap,
     principal: Option<&str>,
-    outputs: &mpsc::Sender<Out>,
-) -> Result<Out, Option<Bytes>> {
-    let limits = &endpoint.backend.limits();
-    let message = match rpc::parse(body, limits) {
-        Ok(message) => message,
-        // The modern path parsed it first; it cannot fail here.
-        Err(_) => return Ok(failure(StatusCode::BAD_REQUEST, "Parse error")),
-    };
+) -> Prepared {
+    let answered = |out| Prepared::Answered(out);
     if route == HttpRoute::Initialize {
-        return Ok(initialize(&endpoint, &message, principal).await);
+        return match read_initialize(message, body) {
+            Ok((session, request)) => Prepared::Initialize {
+                session: Box::new(session),
+                request,
+            },
+            Err(out) => answered(out),
+        };
     }
     let Some(entry) = headers
         .get(HEADER_SESSION_ID)
-        .and_then(|id| endpoint.sessions.find(id.as_bytes(), principal))
+        .and_then(|id| reading.sessions.find(id.as_bytes(), principal))
     else {
-        return Ok(failure(StatusCode::NOT_FOUND, "Session not found"));
+        return answered(failure(StatusCode::NOT_FOUND, "Session not found"));
     };
     let version = headers.get(HEADER_PROTOCOL_VERSION).map(|v| v.as_bytes());
     if check_version_header(version).is_err() {
-        return Ok(failure(
+        return answered(failure(
             StatusCode::BAD_REQUEST,
             "Unsupported MCP-Protocol-Version for this session",
         ));
     }
-    let served = endpoint.backend.served();
     // Room for any answer the session writes itself: an error echoes at most the body's id.
     let mut reply = vec![0u8; body.len() + 512];
     let mut w = Writer::new(&mut reply);
-    let step = match entry.update(|session| session.step(&message, served, &mut w)) {
+    let step = match entry.update(|session| session.step(message, reading.served, &mut w)) {
         Step::Subscription { id, uri, subscribe } => {
             let uri: String = uri.chars().collect();
             let done = if subscribe {
@@ -236,67 +261,94 @@ pub(crate) async fn post<B: Backend>(
         step => step,
     };
     let len = w.finish();
-    match step {
-        Step::Replied | Step::Subscription { .. } => Ok(match len {
+    answered(match step {
+        Step::Replied | Step::Subscription { .. } => match len {
             Ok(len) => Out::Reply(Bytes::copy_from_slice(&reply[..len]), StatusCode::OK),
             Err(_) => failure(StatusCode::INTERNAL_SERVER_ERROR, "The reply does not fit"),
-        }),
-        Step::Quiet => Ok(Out::Accepted),
+        },
+        Step::Quiet => Out::Accepted,
         Step::Cancel { request_id } => {
-            let stopped = endpoint.in_flight.cancel(&request_key(&entry, request_id));
+            let stopped = reading.in_flight.cancel(&request_key(&entry, request_id));
             tracing::debug!(stopped, "legacy cancellation");
-            Ok(Out::Accepted)
+            Out::Accepted
         }
         Step::Answer => {
-            answer(&entry, body, limits);
-            Ok(Out::Accepted)
+            answer(&entry, body, reading.limits);
+            Out::Accepted
         }
-        Step::Modern { request, .. } => {
-            let Ok(ticket) = entry.start_request() else {
-                let id = request.id;
-                let reply = written(|w| {
-                    rpc::write_error(
-                        w,
-                        Some(id),
-                        ErrorCode::INTERNAL_ERROR,
-                        "Too many requests in progress: try again later",
-                        None,
-                    );
-                });
-                return Ok(Out::Reply(reply, StatusCode::OK));
+        Step::Modern { request, .. } => match RequestHandle::of(body, &request) {
+            Some(request) => return Prepared::Run { entry, request },
+            None => failure(StatusCode::INTERNAL_SERVER_ERROR, "The request was lost"),
+        },
+    })
+}
+
+/// Finishes a legacy POST [`prepare`] read from `body`: `Ok` with the answer to send, or
+/// `Err` when a request's stream went to `outputs` already, with the response at its end
+/// (`None`: it was cancelled, polled, or the client left first).
+pub(crate) async fn post<B: Backend>(
+    endpoint: Endpoint<'_, B>,
+    prepared: Prepared,
+    body: &Bytes,
+    principal: Option<&str>,
+    outputs: &mpsc::Sender<Out>,
+) -> Result<Out, Option<Bytes>> {
+    let (entry, request) = match prepared {
+        Prepared::Answered(out) => return Ok(out),
+        Prepared::Initialize { session, request } => {
+            let Some(id) = request.view(body).map(|r| r.id) else {
+                return Ok(failure(StatusCode::BAD_REQUEST, "Parse error"));
             };
-            let stream = entry.streams().open();
-            let job = Job {
-                backend: Arc::clone(&endpoint.backend),
-                buffers: Arc::clone(endpoint.sessions.buffers()),
-                in_flight: Arc::clone(endpoint.in_flight),
-                ticket,
-                stream: StreamEnd {
-                    entry: Arc::clone(&entry),
-                    stream,
-                },
-                body: body.clone(),
-                principal: principal.map(str::to_owned),
-                response_len: endpoint.response_len,
-                bridge: endpoint.bridge,
-            };
-            // Over 2025-11-25 a dropped connection is not a cancellation: the request runs on,
-            // and its events wait for a client that resumes with `Last-Event-ID`.
-            tokio::spawn(job.run());
-            Err(relay(&entry, stream, 0, outputs, true).await)
+            return Ok(initialize(&endpoint, id, *session, principal).await);
         }
-    }
+        Prepared::Run { entry, request } => (entry, request),
+    };
+    let Ok(ticket) = entry.start_request() else {
+        let reply = written(|w| {
+            let id = request.view(body).map(|r| r.id);
+            rpc::write_error(
+                w,
+                id,
+                ErrorCode::INTERNAL_ERROR,
+                "Too many requests in progress: try again later",
+                None,
+            );
+        });
+        return Ok(Out::Reply(reply, StatusCode::OK));
+    };
+    let stream = entry.streams().open();
+    let job = Job {
+        backend: endpoint.backend.clone(),
+        buffers: Arc::clone(endpoint.sessions.buffers()),
+        in_flight: Arc::clone(endpoint.in_flight),
+        ticket,
+        stream: StreamEnd {
+            entry: Arc::clone(&entry),
+            stream,
+        },
+        body: body.clone(),
+        request,
+        principal: principal.map(str::to_owned),
+        response_len: endpoint.response_len,
+        bridge: endpoint.bridge,
+    };
+    // Over 2025-11-25 a dropped connection is not a cancellation: the request runs on,
+    // and its events wait for a client that resumes with `Last-Event-ID`.
+    tokio::spawn(job.run());
+    Err(relay(&entry, stream, 0, outputs, true).await)
 }
 
 /// A request of a legacy session, running on its own task; its events go to the session's
 /// stream `stream`.
 struct Job<B> {
-    backend: Arc<B>,
+    backend: B,
     buffers: Arc<BridgePool>,
     in_flight: Arc<InFlight>,
     ticket: RequestTicket,
     stream: StreamEnd,
     body: Bytes,
+    /// The request in `body`, read once by [`prepare`].
+    request: RequestHandle,
     principal: Option<String>,
     response_len: usize,
     bridge: BridgeConfig,
@@ -315,7 +367,7 @@ impl<B: Backend> Job<B> {
     /// become events of its stream, and its reply the last.
     async fn serve(&self) {
         let entry = self.ticket.entry();
-        let Ok(Incoming::Request(request)) = rpc::parse(&self.body, &self.backend.limits()) else {
+        let Some(request) = self.request.view(&self.body) else {
             return;
         };
         let mut link = StreamLink {
@@ -453,37 +505,45 @@ pub(crate) async fn relay(
     }
 }
 
-/// Opens a session for an `initialize` request.
+/// The session an `initialize` request opens, and the request; or the refusal.
+fn read_initialize(message: &Incoming<'_>, body: &[u8]) -> Result<(Session, RequestHandle), Out> {
+    let Incoming::Request(request) = message else {
+        return Err(failure(
+            StatusCode::BAD_REQUEST,
+            "initialize must be a request",
+        ));
+    };
+    let session = parse_initialize(request.params).map_err(|refused| {
+        let reply = written(|w| {
+            rpc::write_error(
+                w,
+                Some(request.id),
+                ErrorCode::INVALID_PARAMS,
+                refused.0,
+                None,
+            );
+        });
+        Out::Reply(reply, StatusCode::BAD_REQUEST)
+    })?;
+    let handle = RequestHandle::of(body, request)
+        .ok_or_else(|| failure(StatusCode::BAD_REQUEST, "Parse error"))?;
+    Ok((session, handle))
+}
+
+/// Opens `session` for the `initialize` request `id`.
 async fn initialize<B: Backend>(
     endpoint: &Endpoint<'_, B>,
-    message: &Incoming<'_>,
+    id: Id<'_>,
+    session: Session,
     principal: Option<&str>,
 ) -> Out {
-    let Incoming::Request(request) = message else {
-        return failure(StatusCode::BAD_REQUEST, "initialize must be a request");
-    };
-    let session = match parse_initialize(request.params) {
-        Ok(session) => session,
-        Err(refused) => {
-            let reply = written(|w| {
-                rpc::write_error(
-                    w,
-                    Some(request.id),
-                    ErrorCode::INVALID_PARAMS,
-                    refused.0,
-                    None,
-                );
-            });
-            return Out::Reply(reply, StatusCode::BAD_REQUEST);
-        }
-    };
     // Asked before the session opens, so a backend that cannot answer leaves none behind.
-    let reply = match endpoint.backend.initialize(request.id, &session).await {
+    let reply = match endpoint.backend.initialize(id, &session).await {
         Ok(reply) => reply,
         Err(why) => {
             tracing::error!("initialize not answered: {why}");
             let reply = written(|w| {
-                rpc::write_error(w, Some(request.id), ErrorCode::INTERNAL_ERROR, &why, None);
+                rpc::write_error(w, Some(id), ErrorCode::INTERNAL_ERROR, &why, None);
             });
             return Out::Reply(reply, StatusCode::BAD_GATEWAY);
         }
@@ -493,7 +553,7 @@ async fn initialize<B: Backend>(
         let reply = written(|w| {
             rpc::write_error(
                 w,
-                Some(request.id),
+                Some(id),
                 ErrorCode::INTERNAL_ERROR,
                 "Too many open sessions: try again later",
                 None,

@@ -1,31 +1,24 @@
-//! The MRTR bridge loop, written once for both transports: one request of a legacy session,
-//! run through the modern handler path until it has a final result for the legacy client.
+//! The legacy round's transport side, written once for every transport: the core's
+//! [`drive`] (`snodo_core::legacy::drive`) owns one request of a legacy session from lift to
+//! final reply (settle, bridge legs, retries); this module gives it what only a host has.
 //!
 //! # API
 //!
-//! - [`bridge`]`(rounds, link, config, request, buffers, cancelled)` serves one
-//!   request [`Step::Modern`](snodo_core::legacy::Step::Modern) handed over: it lifts it
-//!   ([`lift_request`]), runs the modern round through [`Rounds`] (a local server with
-//!   [`crate::handle`]: [`Local`]; a device behind the serial bridge), and [`settle`]s the
-//!   reply. A final reply is lowered into [`BridgeBuffers::reply`]; `input_required` opens a
-//!   [`Leg`] (capability admission, at most [`BridgeConfig::max_rounds`] legs), sends each
-//!   input request through the [`Link`], waits for the answers (each within
-//!   [`BridgeConfig::answer_timeout`], the whole wait ended by `cancelled`), gathers them
-//!   into a store of [`BridgeConfig::max_answers_len`] bytes and runs the retry. It returns
+//! - [`bridge`]`(rounds, link, config, request, buffers, cancelled)` serves one request
+//!   [`Step::Modern`](snodo_core::legacy::Step::Modern) handed over, through the core's
+//!   [`drive`]: the modern round runs on [`Rounds`] (a local server with [`crate::handle`]:
+//!   [`Local`]; a device behind the serial bridge); each answer is awaited within
+//!   [`BridgeConfig::answer_timeout`], the whole wait ended by `cancelled`. It returns
 //!   [`Bridged`]: a reply to send, a cancelled request (send nothing), or a closed link.
-//! - [`Link`] is what a transport gives the loop: the session (read for each lift, changed
-//!   when a leg takes its bridge ids), a wait for the answer to one bridged request, a way to
-//!   send a message to the client (stdio: a line on the connection; HTTP: an event of the
-//!   POST's stream), and the notifier the handler's progress and log messages go through.
+//! - [`Link`] is what a transport gives: the session (read for each lift, changed when a leg
+//!   takes its bridge ids), a wait for the answer to one bridged request, a way to send a
+//!   message to the client (stdio: a line on the connection; HTTP: an event of the POST's
+//!   stream), and the notifier the handler's progress and log messages go through.
 //! - [`Answers`] is a bounded table of those waits ([`BridgeConfig::max_waiting`] at most),
 //!   a transport can keep per session: [`Answers::wait_for`] registers one,
 //!   [`Answers::deliver`] routes a client's response by its [`BridgeId`].
-//! - [`BridgeBuffers`] are the loop's buffers, made once and reused from request to request.
-//!
-//! When the wait ends early (a timeout, the client's cancellation, an error answer), the
-//! bridged requests still open are cancelled with `notifications/cancelled`. Errors end the
-//! client's request with -32603 ([`BridgeError::write_error`], [`write_refused`]): 2026 codes
-//! mean nothing to a legacy client.
+//! - [`BridgeBuffers`] are the core's [`Scratch`], made once and reused from request to
+//!   request (the requests and the reply grow when a message needs it).
 
 use std::collections::HashMap;
 use std::future::{Future, poll_fn};
@@ -37,10 +30,10 @@ use std::time::Duration;
 use bytes::Bytes;
 use snodo_core::json::Writer;
 use snodo_core::legacy::{
-    Accepted, AnswerError, BridgeError, BridgeId, BridgeLimits, Leg, Session, Settled,
-    lift_request, parse_response, settle, write_cancelled, write_refused,
+    BridgeId, BridgeLimits, Link as CoreLink, Next, Part, Parts, Scratch, Session, drive,
+    parse_response,
 };
-use snodo_core::rpc::{self, ErrorCode, Id, Request};
+use snodo_core::rpc::Request;
 use snodo_core::server::{Handled, Notifier, Principal, Round, Server};
 use tokio::sync::oneshot;
 
@@ -116,14 +109,7 @@ impl Default for BridgeConfig {
     }
 }
 
-/// The link is gone (the connection closed, the POST's stream was dropped): nothing more
-/// can reach the client.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct LinkClosed;
-
-/// Too many bridged requests of the session wait for answers already.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct WaitsFull;
+pub(crate) use snodo_core::legacy::{LinkClosed, WaitsFull};
 
 /// Who runs a lifted 2026-07-28 request to its reply: the one step of the bridge loop that
 /// differs between a server in this process ([`Local`]) and a device behind the serial
@@ -344,18 +330,33 @@ impl BridgePool {
     }
 }
 
-/// How one bridged request ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Bridged {
-    /// Send [`BridgeBuffers::reply`]`(len)`.
-    Reply(usize),
-    /// The client cancelled the request: send nothing.
-    Cancelled,
-    /// The link closed: no one is left to answer.
-    Closed,
+pub(crate) use snodo_core::legacy::Bridged;
+
+impl Scratch for BridgeBuffers {
+    fn parts(&mut self) -> Parts<'_> {
+        Parts {
+            requests: [&mut self.request, &mut self.next],
+            modern: &mut self.modern,
+            reply: &mut self.reply,
+            store: &mut self.store,
+        }
+    }
+
+    fn grow(&mut self, part: Part, required: usize) -> bool {
+        let buffer = match part {
+            Part::Request(0) => &mut self.request,
+            Part::Request(_) => &mut self.next,
+            Part::Reply => &mut self.reply,
+        };
+        if buffer.len() < required {
+            buffer.resize(required, 0);
+        }
+        true
+    }
 }
 
-/// Serves `request` of a legacy session to its final reply; see the module doc.
+/// Serves `request` of a legacy session to its final reply in `buffers`: the core's
+/// [`drive`] with this transport's rounds, link, waits and cancellation.
 pub(crate) async fn bridge<R, L, C>(
     rounds: &R,
     link: &mut L,
@@ -369,164 +370,78 @@ where
     L: Link,
     C: Future<Output = ()>,
 {
-    let mut cancelled = pin!(cancelled);
     let limits = config.limits(rounds.limits());
-    let id = request.id;
-    let session = link.session();
-    let lifted = write_growing(&mut buffers.request, |w| lift_request(request, &session, w));
-    buffers.request.truncate(lifted);
-    let mut round = 0u8;
-    loop {
-        let Some(len) = run_round(rounds, link, buffers, cancelled.as_mut()).await else {
-            return Bridged::Cancelled;
-        };
-        let modern = &buffers.modern[..len];
-        let mut w = Writer::new(&mut buffers.reply);
-        match settle(modern, &limits.json, &mut w) {
-            Ok(Settled::Final) => {
-                return match w.finish() {
-                    Ok(len) => Bridged::Reply(len),
-                    Err(_) => reply_error(buffers, id, "The response exceeds the output buffer"),
-                };
-            }
-            Ok(Settled::InputRequired) => {}
-            Err(_) => return reply_error(buffers, id, "The handler's reply could not be read"),
-        }
-        // Past 255 legs `Leg::open` sees the bound too (`max_rounds` is a `u8`).
-        round = round.saturating_add(1);
-        let leg = match link.update_session(|s| Leg::<MAX_INPUTS>::open(modern, s, &limits, round))
-        {
-            Ok(leg) => leg,
-            Err(e) => return reply_bridge_error(buffers, id, e),
-        };
-        link.waiting(true);
-        let gathered = gather(
-            link,
-            config,
-            &limits,
-            leg,
-            buffers,
-            len,
-            id,
-            cancelled.as_mut(),
-        )
-        .await;
-        link.waiting(false);
-        let leg = match gathered {
-            Ok(leg) => leg,
-            Err(end) => return end,
-        };
-        let mut failed = None;
-        let retry = write_growing(&mut buffers.next, |w| {
-            let modern = &buffers.modern[..len];
-            if let Err(e) = leg.write_retry(&buffers.request, modern, &buffers.store, &limits, w) {
-                failed = Some(e);
-            }
-        });
-        if let Some(e) = failed {
-            return reply_bridge_error(buffers, id, e);
-        }
-        buffers.next.truncate(retry);
-        std::mem::swap(&mut buffers.request, &mut buffers.next);
-    }
+    let mut driven = Driven {
+        rounds,
+        link,
+        answer_timeout: config.answer_timeout,
+        waits: Vec::new(),
+        cancelled: pin!(cancelled),
+    };
+    drive(&mut driven, buffers, &limits, request).await
 }
 
-/// Most input requests one `input_required` result may hold.
-const MAX_INPUTS: usize = 8;
-
-/// Runs the modern round on `buffers.request`: the length of its reply in
-/// `buffers.modern`, or `None` when the client cancelled first.
-async fn run_round<R: Rounds, L: Link>(
-    rounds: &R,
-    link: &mut L,
-    buffers: &mut BridgeBuffers,
-    cancelled: Pin<&mut impl Future<Output = ()>>,
-) -> Option<usize> {
-    let running = rounds.run(&buffers.request, &mut buffers.modern, link.notifier());
-    tokio::select! {
-        biased;
-        () = cancelled => None,
-        len = running => Some(len),
-    }
+/// The core's [`CoreLink`] over a transport: the waits of the current leg, the answer
+/// timeout and the client's cancellation are kept here.
+struct Driven<'d, R, L, C> {
+    rounds: &'d R,
+    link: &'d mut L,
+    answer_timeout: Duration,
+    /// The current leg's waits; `None` once answered.
+    waits: Vec<Option<oneshot::Receiver<Bytes>>>,
+    cancelled: Pin<&'d mut C>,
 }
 
-/// Sends the leg's input requests and gathers their answers into `buffers.store`: the
-/// completed leg, or how the request ended (its error reply written).
-#[allow(clippy::too_many_arguments)]
-async fn gather<L: Link>(
-    link: &mut L,
-    config: &BridgeConfig,
-    limits: &BridgeLimits,
-    mut leg: Leg<MAX_INPUTS>,
-    buffers: &mut BridgeBuffers,
-    len: usize,
-    id: Id<'_>,
-    mut cancelled: Pin<&mut impl Future<Output = ()>>,
-) -> Result<Leg<MAX_INPUTS>, Bridged> {
-    let mut waits = Vec::with_capacity(leg.len());
-    for index in 0..leg.len() {
-        let Some(bridge_id) = leg.id(index) else {
-            break;
-        };
-        match link.wait_for(bridge_id) {
-            Ok(wait) => waits.push(Some(wait)),
-            Err(WaitsFull) => {
-                return Err(reply_error(
-                    buffers,
-                    id,
-                    "Too many requests wait for the client's answers: try again later",
-                ));
-            }
-        }
+impl<R: Rounds, L: Link, C: Future<Output = ()>> CoreLink for Driven<'_, R, L, C> {
+    type Answer = Bytes;
+
+    fn session(&self) -> Session {
+        self.link.session()
     }
-    for index in 0..leg.len() {
-        let mut w = Writer::new(&mut buffers.reply);
-        let written = leg
-            .write_request(index, &buffers.modern[..len], limits, &mut w)
-            .and_then(|()| {
-                w.finish()
-                    .map_err(|_| BridgeError::Misuse("a bridged request exceeds the buffer"))
-            });
-        let sent = match written {
-            Ok(message_len) => link.send(&buffers.reply[..message_len]).await,
-            Err(e) => return Err(reply_bridge_error(buffers, id, e)),
-        };
-        if sent.is_err() {
-            return Err(Bridged::Closed);
-        }
+
+    fn update_session<T>(&mut self, change: impl FnOnce(&mut Session) -> T) -> T {
+        self.link.update_session(change)
     }
-    while !leg.is_complete() {
-        let next = poll_fn(|cx| next_answer(&mut waits, cx));
-        let mut refused = None;
-        let (ended, reason) = tokio::select! {
+
+    async fn run(&mut self, request: &[u8], out: &mut [u8]) -> Option<usize> {
+        let running = self.rounds.run(request, out, self.link.notifier());
+        tokio::select! {
             biased;
-            () = cancelled.as_mut() => (Bridged::Cancelled, "The request was cancelled"),
-            answer = tokio::time::timeout(config.answer_timeout, next) => match answer {
-                Ok(Some(answer)) => match take_answer(&mut leg, &answer, buffers, limits, id) {
-                    Taken::Recorded => continue,
-                    Taken::Refused(bridge_id, ended) => {
-                        refused = Some(bridge_id);
-                        (ended, "The request ended")
-                    }
-                    Taken::Ended(ended) => (ended, "The request ended"),
-                },
-                // Every wait is gone: the session or the client's input ended.
-                Ok(None) => (
-                    reply_error(buffers, id, "The client can no longer answer the server's request"),
-                    "The session ended",
-                ),
-                Err(_) => (
-                    reply_bridge_error(buffers, id, BridgeError::TimedOut),
-                    "No answer in time",
-                ),
-            },
-        };
-        return Err(match cancel_pending(link, &leg, refused, reason).await {
-            Ok(()) => ended,
-            Err(LinkClosed) => Bridged::Closed,
-        });
+            () = self.cancelled.as_mut() => None,
+            len = running => Some(len),
+        }
     }
-    Ok(leg)
+
+    fn expect(&mut self, ids: &[BridgeId]) -> Result<(), WaitsFull> {
+        self.waits.clear();
+        for &id in ids {
+            let wait = self.link.wait_for(id)?;
+            self.waits.push(Some(wait));
+        }
+        Ok(())
+    }
+
+    async fn send(&mut self, message: &[u8]) -> Result<(), LinkClosed> {
+        self.link.send(message).await
+    }
+
+    async fn next_answer(&mut self) -> Next<Bytes> {
+        let waits = &mut self.waits;
+        let next = poll_fn(|cx| next_answer(waits, cx));
+        tokio::select! {
+            biased;
+            () = self.cancelled.as_mut() => Next::Cancelled,
+            answer = tokio::time::timeout(self.answer_timeout, next) => match answer {
+                Ok(Some(answer)) => Next::Answer(answer),
+                Ok(None) => Next::Gone,
+                Err(_) => Next::TimedOut,
+            },
+        }
+    }
+
+    fn waiting(&mut self, waiting: bool) {
+        self.link.waiting(waiting);
+    }
 }
 
 /// The next answer of any wait still open, or `None` when none is.
@@ -548,107 +463,6 @@ fn next_answer(
         Poll::Ready(None)
     } else {
         Poll::Pending
-    }
-}
-
-/// What one answer did.
-enum Taken {
-    /// Recorded (or ignored): wait on.
-    Recorded,
-    /// The client answered the bridged request with an error: the request ends (its error
-    /// reply written); the refused request needs no cancellation.
-    Refused(BridgeId, Bridged),
-    /// The request ends (its error reply written).
-    Ended(Bridged),
-}
-
-/// Records one answer in the leg.
-fn take_answer(
-    leg: &mut Leg<MAX_INPUTS>,
-    answer: &[u8],
-    buffers: &mut BridgeBuffers,
-    limits: &BridgeLimits,
-    id: Id<'_>,
-) -> Taken {
-    let Ok(response) = parse_response(answer, &limits.json) else {
-        return Taken::Ended(reply_error(
-            buffers,
-            id,
-            "The client's answer could not be read",
-        ));
-    };
-    match leg.accept(&response, &mut buffers.store) {
-        Ok(Accepted::Waiting { .. } | Accepted::Complete) => Taken::Recorded,
-        Ok(Accepted::Refused {
-            kind,
-            code,
-            message,
-        }) => {
-            let ended = reply_with(buffers, |w| write_refused(w, id, kind, code, message));
-            match BridgeId::from_id(&response.id) {
-                Some(bridge_id) => Taken::Refused(bridge_id, ended),
-                None => Taken::Ended(ended),
-            }
-        }
-        // Routed by id and removed once answered, so neither happens; ignoring is safe.
-        Err(AnswerError::NotThisLeg | AnswerError::Duplicate) => Taken::Recorded,
-        Err(AnswerError::StoreFull { .. }) => Taken::Ended(reply_error(
-            buffers,
-            id,
-            "The client's answers are larger than the server accepts",
-        )),
-    }
-}
-
-/// Sends `notifications/cancelled` for each of the leg's requests still waiting, but the
-/// one the client `refused` (it is answered).
-async fn cancel_pending<L: Link>(
-    link: &mut L,
-    leg: &Leg<MAX_INPUTS>,
-    refused: Option<BridgeId>,
-    reason: &str,
-) -> Result<(), LinkClosed> {
-    for id in leg.pending().filter(|&id| Some(id) != refused) {
-        // A bridge id of at most 35 bytes and a short reason.
-        let mut buf = [0u8; 256];
-        let mut w = Writer::new(&mut buf);
-        write_cancelled(&mut w, id, reason);
-        if let Ok(len) = w.finish() {
-            link.send(&buf[..len]).await?;
-        }
-    }
-    Ok(())
-}
-
-/// Ends the request `id` with a -32603 error saying `message`.
-fn reply_error(buffers: &mut BridgeBuffers, id: Id<'_>, message: &str) -> Bridged {
-    reply_with(buffers, |w| {
-        rpc::write_error(w, Some(id), ErrorCode::INTERNAL_ERROR, message, None);
-    })
-}
-
-/// Ends the request `id` with the error of a bridge failure.
-fn reply_bridge_error(buffers: &mut BridgeBuffers, id: Id<'_>, error: BridgeError) -> Bridged {
-    reply_with(buffers, |w| error.write_error(w, id))
-}
-
-/// Writes the reply into `buffers.reply` (grown when it must be).
-fn reply_with(buffers: &mut BridgeBuffers, write: impl FnMut(&mut Writer<'_>)) -> Bridged {
-    Bridged::Reply(write_growing(&mut buffers.reply, write))
-}
-
-/// Writes into `out`, growing it until the message fits; the message's length.
-fn write_growing(out: &mut Vec<u8>, mut write: impl FnMut(&mut Writer<'_>)) -> usize {
-    if out.len() < 256 {
-        out.resize(256, 0);
-    }
-    loop {
-        let mut w = Writer::new(out);
-        write(&mut w);
-        match w.finish() {
-            Ok(len) => return len,
-            Err(too_small) => out.resize(too_small.required, 0),
-        }
     }
 }
 

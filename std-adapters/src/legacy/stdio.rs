@@ -1,20 +1,24 @@
 //! The legacy era on the stdio transport: one connection, one era, one session.
 //!
-//! Every line passes the connection's [`EraGate`] first ([`Legacy::admit`]): until the era is
-//! decided each line is parsed for its signal (`initialize` → legacy; the `_meta` envelope or
-//! `server/discover` → modern; anything else is served the modern way and decides nothing).
-//! Once the connection is modern every line takes the modern path unparsed, exactly as on a
-//! modern-only server (which answers a late `initialize` -32601, naming 2026-07-28); on a
-//! legacy connection a modern request is refused with -32600 naming the versions served.
+//! The reader reads every line once ([`Legacy::read`]), in the order they arrive: until the
+//! era is decided each line is parsed for its signal (`initialize` → legacy; the `_meta`
+//! envelope or `server/discover` → modern; anything else is served the modern way and
+//! decides nothing). Once the connection is modern every line takes the modern path
+//! unparsed, exactly as on a modern-only server (which answers a late `initialize` -32601,
+//! naming 2026-07-28); on a legacy connection a modern request is refused with -32600 naming
+//! the versions served.
 //!
-//! On a legacy connection the first `initialize` opens the process's [`Session`]; later
-//! messages go through [`Session::step`]. The client's responses (answers to bridged
-//! requests) and notifications (cancellation, `initialized`) are taken by the reader itself
-//! ([`Legacy::take_inline`]), without a slot: a connection whose every slot waits for an
-//! answer still reads the answers. Requests run in a reader slot as before (the in-flight
-//! limit and the bounded output hold), through the bridge loop ([`super::round`]). List
-//! changes and updates of subscribed resources from the [`EventBus`](crate::events::EventBus)
-//! are written in their legacy shape ([`forward_events`]).
+//! On a legacy connection the first `initialize` opens the process's [`Session`]
+//! ([`Legacy::open`]); later messages go through [`Session::step`] in the same read. The
+//! client's responses (answers to bridged requests), notifications (cancellation,
+//! `initialized`) and what the session answers itself (`ping`, `logging/setLevel`, ...) are
+//! taken by the reader, without a slot: a connection whose every slot waits for an answer
+//! still reads the answers. A request for the modern handler path runs in a reader slot as
+//! before (the in-flight limit and the bounded output hold), from a
+//! [`RequestHandle`](snodo_core::legacy::RequestHandle) into its line, through the core's
+//! legacy round ([`super::round`]). List changes and updates of subscribed resources from the
+//! [`EventBus`](crate::events::EventBus) are written in their legacy shape
+//! ([`forward_events`]).
 
 use std::collections::HashSet;
 use std::future::poll_fn;
@@ -26,7 +30,7 @@ use bytes::Bytes;
 use snodo_core::json::{Limits, Writer};
 use snodo_core::legacy::{
     BridgeId, Era, EraGate, EraMismatch, EraSupport, Session, Signal, Step, parse_initialize,
-    signal, write_empty_result, write_event, write_initialize_result,
+    signal, write_empty_result, write_event,
 };
 use snodo_core::rpc::{self, ErrorCode, Id, Incoming};
 use snodo_core::server::{Notifier, Principal, Server, ServerCapabilities};
@@ -37,6 +41,7 @@ use super::round::{
 };
 use crate::events::ServerEvent;
 use crate::handler::AsyncHandler;
+use crate::message;
 use crate::stdio::in_flight::{InFlight, RequestKey, Stop};
 use crate::stdio::output::{Closed, Output, OutputNotifier};
 use crate::stdio::send_written as send;
@@ -55,23 +60,21 @@ pub(crate) struct Legacy {
     waiting: AtomicUsize,
 }
 
-/// What the gate made of one line.
-pub(crate) enum Admitted<'l> {
+/// What the reader made of one line, parsed once ([`Legacy::read`]).
+pub(crate) enum Read<'l> {
     /// The modern path, exactly as a modern-only server serves it.
     Modern,
-    /// A message of the legacy session.
-    Legacy(Incoming<'l>),
-    /// A message of the other era: refused.
-    Refused(EraMismatch, Option<Id<'l>>),
-}
-
-/// What serving a legacy line came to, beyond its reply.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Served {
-    /// Nothing more to do.
-    Done,
-    /// `initialize` opened the session: start forwarding server events to it.
-    Opened,
+    /// Taken (an answer, a notification, a message of the other era without an id):
+    /// nothing to send.
+    Taken,
+    /// Send the first `len` bytes of the reader's buffer (the session answered itself, or
+    /// the gate refused the message).
+    Reply(usize),
+    /// `initialize` on a connection without a session: the caller answers it and opens the
+    /// session.
+    Initialize(rpc::Request<'l>),
+    /// A request of the session for the modern handler path: run it in a slot.
+    Request(rpc::Request<'l>),
 }
 
 /// What a legacy request's round needs of the connection.
@@ -148,65 +151,105 @@ impl Legacy {
         self.era() == Some(Era::Legacy)
     }
 
-    /// Passes `line` through the gate. Called for the lines in the order they arrive.
-    pub(crate) fn admit<'l>(&self, line: &'l [u8], limits: &Limits) -> Admitted<'l> {
-        if self.era() == Some(Era::Modern) {
-            return Admitted::Modern;
+    /// Reads `line` (parsed once, here) through the gate and the session: answers,
+    /// cancellations (`stop`s its request, whether one was stopped) and notifications are
+    /// taken, what the session answers itself is written into `out` (sized here when it is
+    /// needed), and a request is handed back. Called for the lines in the order they arrive, in the reader: a connection
+    /// whose every slot waits for an answer still reads the answers.
+    pub(crate) fn read<'l>(
+        &self,
+        line: &'l [u8],
+        limits: &Limits,
+        served: impl FnOnce() -> ServerCapabilities,
+        out: &mut Vec<u8>,
+        stop: impl FnOnce(&RequestKey) -> bool,
+    ) -> Read<'l> {
+        let era = self.era();
+        if era == Some(Era::Modern) {
+            return Read::Modern;
         }
         // A line that does not parse is answered by the modern path, which says why in the
         // same words in both eras.
         let Ok(message) = rpc::parse(line, limits) else {
-            return Admitted::Modern;
+            return Read::Modern;
         };
+        if era == Some(Era::Legacy) {
+            match &message {
+                Incoming::Request(_) => {}
+                Incoming::Response => {
+                    if !self.answers.deliver(line, limits) {
+                        tracing::debug!("a response nobody waits for was dropped");
+                    }
+                    return Read::Taken;
+                }
+                Incoming::Notification(_) => {
+                    self.notified(&message, stop);
+                    return Read::Taken;
+                }
+            }
+        }
         match lock(&self.gate).admit(&message) {
-            Ok(Era::Modern) => Admitted::Modern,
-            Ok(Era::Legacy) => Admitted::Legacy(message),
+            Ok(Era::Modern) => return Read::Modern,
+            Ok(Era::Legacy) => {}
             // `initialize` where the connection cannot be legacy gets the modern path's
             // answer, as from a modern-only server: -32601 naming 2026-07-28.
             Err(EraMismatch::NotServed(Era::Legacy) | EraMismatch::InitializeOnModern) => {
-                Admitted::Modern
+                return Read::Modern;
             }
-            Err(mismatch) => Admitted::Refused(mismatch, request_id(&message)),
+            Err(mismatch) => {
+                let Some(id) = request_id(&message) else {
+                    tracing::debug!(?mismatch, "a notification of the other era was dropped");
+                    return Read::Taken;
+                };
+                return written(out, line, |w| {
+                    mismatch.write_error(w, Some(id), self.support)
+                });
+            }
         }
+        let Incoming::Request(request) = message else {
+            return Read::Taken;
+        };
+        let Some(session) = self.session.get() else {
+            if signal(&message) == Signal::Initialize {
+                return Read::Initialize(request);
+            }
+            return written(out, line, |w| {
+                rpc::write_error(
+                    w,
+                    Some(request.id),
+                    ErrorCode::INVALID_REQUEST,
+                    "The session is not initialized: send initialize first",
+                    None,
+                );
+            });
+        };
+        let mut w = Writer::new(room(out, line));
+        let step = lock(session).step(&message, served(), &mut w);
+        match step {
+            Step::Subscription { id, uri, subscribe } => {
+                self.subscription(id, &uri.chars().collect::<String>(), subscribe, &mut w);
+            }
+            Step::Replied => {}
+            Step::Modern { request, .. } => return Read::Request(request),
+            // Requests only: the reader took the rest above.
+            Step::Quiet | Step::Cancel { .. } | Step::Answer => return Read::Taken,
+        }
+        w.finish().map_or(Read::Taken, Read::Reply)
     }
 
-    /// Takes a response or a notification of a legacy connection in the reader, without a
-    /// slot: an answer goes to the bridged request waiting for it, a cancellation `stop`s its
-    /// request (whether one was stopped). Whether the line was taken (otherwise it needs a
-    /// slot).
-    pub(crate) fn take_inline(
-        &self,
-        line: &[u8],
-        limits: &Limits,
-        stop: impl FnOnce(&RequestKey) -> bool,
-    ) -> bool {
-        if self.era() != Some(Era::Legacy) {
-            return false;
-        }
-        let Ok(message) = rpc::parse(line, limits) else {
-            return false;
-        };
-        match &message {
-            Incoming::Request(_) => return false,
-            Incoming::Response => {
-                if !self.answers.deliver(line, limits) {
-                    tracing::debug!("a response nobody waits for was dropped");
-                }
-                return true;
-            }
-            Incoming::Notification(_) => {}
-        }
-        if let Err(mismatch) = lock(&self.gate).admit(&message) {
+    /// A notification of the legacy session: a cancellation `stop`s its request.
+    fn notified(&self, message: &Incoming<'_>, stop: impl FnOnce(&RequestKey) -> bool) {
+        if let Err(mismatch) = lock(&self.gate).admit(message) {
             tracing::debug!(?mismatch, "a notification of the other era was dropped");
-            return true;
+            return;
         }
         let Some(session) = self.session.get() else {
-            return true;
+            return;
         };
         // A notification writes nothing.
         let mut nothing = [0u8; 0];
         let step = lock(session).step(
-            &message,
+            message,
             ServerCapabilities::default(),
             &mut Writer::new(&mut nothing),
         );
@@ -215,91 +258,19 @@ impl Legacy {
             let stopped = stop(&key);
             tracing::debug!(request = ?key, stopped, "legacy cancellation");
         }
-        true
     }
 
-    /// Serves one line the gate did not hand to the modern path, in the reader slot of
-    /// `slot`, with `out` for the replies the session writes itself.
-    pub(crate) async fn serve<A: AsyncHandler + 'static>(
+    /// Opens the session for the `initialize` `request`, or refuses it: the answer
+    /// (`write_result` writes it for the opened session), and whether the session opened.
+    pub(crate) fn open(
         &self,
-        admitted: Admitted<'_>,
-        slot: Slot<'_, A>,
-        out: &mut [u8],
-    ) -> Result<Served, Closed> {
-        let message = match admitted {
-            Admitted::Modern => return Ok(Served::Done),
-            Admitted::Refused(mismatch, id) => {
-                if id.is_none() {
-                    tracing::debug!(?mismatch, "a notification of the other era was dropped");
-                    return Ok(Served::Done);
-                }
-                return send(out, slot.output, |w| {
-                    mismatch.write_error(w, id, self.support)
-                })
-                .await
-                .map(|()| Served::Done);
-            }
-            Admitted::Legacy(message) => message,
-        };
-        let server = slot.server;
-        let served = server.app().capabilities();
-        let Some(session) = self.session.get() else {
-            return self.open(&message, server, served, slot.output, out).await;
-        };
-        let mut w = Writer::new(out);
-        let step = lock(session).step(&message, served, &mut w);
-        let step = match step {
-            Step::Subscription { id, uri, subscribe } => {
-                self.subscription(id, &uri.chars().collect::<String>(), subscribe, &mut w);
-                Step::Replied
-            }
-            step => step,
-        };
-        match step {
-            Step::Replied => match w.finish() {
-                Ok(len) => slot.output.send(&out[..len]).await.map(|()| Served::Done),
-                Err(_) => Ok(Served::Done),
-            },
-            Step::Modern { request, .. } => self
-                .run(session, &request, slot)
-                .await
-                .map(|()| Served::Done),
-            // The reader takes these itself; a line that reaches a slot anyway is harmless.
-            Step::Quiet | Step::Cancel { .. } | Step::Answer | Step::Subscription { .. } => {
-                Ok(Served::Done)
-            }
-        }
-    }
-
-    /// `initialize` opens the session; anything else before it is refused.
-    async fn open<A: AsyncHandler + 'static>(
-        &self,
-        message: &Incoming<'_>,
-        server: &Server<'static, A>,
-        served: ServerCapabilities,
-        output: &Output,
-        out: &mut [u8],
-    ) -> Result<Served, Closed> {
-        let Incoming::Request(request) = message else {
-            return Ok(Served::Done);
-        };
-        if signal(message) != Signal::Initialize {
-            return send(out, output, |w| {
-                rpc::write_error(
-                    w,
-                    Some(request.id),
-                    ErrorCode::INVALID_REQUEST,
-                    "The session is not initialized: send initialize first",
-                    None,
-                );
-            })
-            .await
-            .map(|()| Served::Done);
-        }
+        request: &rpc::Request<'_>,
+        write_result: impl Fn(&mut Writer<'_>, &Session),
+    ) -> (Vec<u8>, bool) {
         let session = match parse_initialize(request.params) {
             Ok(session) => session,
             Err(refused) => {
-                return send(out, output, |w| {
+                let refusal = message::written(|w| {
                     rpc::write_error(
                         w,
                         Some(request.id),
@@ -307,9 +278,8 @@ impl Legacy {
                         refused.0,
                         None,
                     );
-                })
-                .await
-                .map(|()| Served::Done);
+                });
+                return (refusal, false);
             }
         };
         self.open_session(session);
@@ -317,11 +287,7 @@ impl Legacy {
             version = session.version().name(),
             "legacy stdio session opened"
         );
-        send(out, output, |w| {
-            write_initialize_result(w, request.id, &session, server.config(), served);
-        })
-        .await
-        .map(|()| Served::Opened)
+        (message::written(|w| write_result(w, &session)), true)
     }
 
     /// The session, once `initialize` opened it.
@@ -360,13 +326,16 @@ impl Legacy {
         write_empty_result(w, id);
     }
 
-    /// Runs a request through the bridge loop in its slot; cancellation reaches it there.
-    async fn run<A: AsyncHandler + 'static>(
+    /// Runs a request of the session through the core's legacy round in its slot;
+    /// cancellation reaches it there.
+    pub(crate) async fn run<A: AsyncHandler + 'static>(
         &self,
-        session: &Mutex<Session>,
         request: &rpc::Request<'_>,
         slot: Slot<'_, A>,
     ) -> Result<(), Closed> {
+        let Some(session) = self.session.get() else {
+            return Ok(());
+        };
         let key = RequestKey::from(request.id);
         slot.in_flight
             .admit(key.clone(), slot.ticket, Stop::Slot(slot.slot));
@@ -518,6 +487,22 @@ impl Link for StdioLink<'_> {
             self.legacy.waiting.fetch_sub(1, Ordering::Relaxed);
         }
     }
+}
+
+/// `out` with room for any answer the session writes itself to `line`: an error echoes at
+/// most the line's id.
+fn room<'o>(out: &'o mut Vec<u8>, line: &[u8]) -> &'o mut [u8] {
+    if out.len() < line.len() + 512 {
+        out.resize(line.len() + 512, 0);
+    }
+    out
+}
+
+/// The reply `write` writes into `out` for `line`, or nothing when it does not fit.
+fn written(out: &mut Vec<u8>, line: &[u8], write: impl FnOnce(&mut Writer<'_>)) -> Read<'static> {
+    let mut w = Writer::new(room(out, line));
+    write(&mut w);
+    w.finish().map_or(Read::Taken, Read::Reply)
 }
 
 fn request_id<'l>(message: &Incoming<'l>) -> Option<Id<'l>> {

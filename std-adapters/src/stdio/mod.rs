@@ -58,6 +58,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll};
 
 use snodo_core::json::{BufferTooSmall, Writer};
+use snodo_core::legacy::{RequestHandle, write_initialize_result};
 use snodo_core::rpc::{self, ErrorCode};
 use snodo_core::server::{
     Call, Dialect, Done, Error, Handled, Round, Runner, Server, Subscription, SubscriptionSpans,
@@ -70,7 +71,7 @@ use crate::clock::unix_seconds;
 use crate::events::{EventBus, ServerEvent, everything_wanted, next_event};
 use crate::handler::{AppRunner, AsyncHandler};
 use crate::legacy::round::BridgeBuffers;
-use crate::legacy::stdio::{self as legacy, Admitted, Legacy, Served};
+use crate::legacy::stdio::{self as legacy, Legacy, Read};
 use crate::message;
 
 pub use config::StdioConfig;
@@ -338,14 +339,18 @@ impl<A: AsyncHandler + 'static> Session<A> {
         let mut ticket = 0u64;
         let mut ended = false;
         // A line read and not yet started: it waits in `lines` for a free slot (only a
-        // legacy connection reads with every slot busy).
+        // legacy connection reads with every slot busy); with the legacy request it holds.
         let mut held = false;
+        let mut held_request = None;
+        // The replies a legacy session writes itself, from the reader.
+        let mut reply = Vec::new();
         let result = loop {
             if ended && reader.busy == 0 {
                 break Ok(ReadEnd::Input);
             }
             if held && !reader.has_room() && self.legacy.stalled(reader.busy) {
                 held = false;
+                held_request = None;
                 let limits = &self.server.config().limits;
                 // A failure means the writer is gone, which the next turn sees.
                 let _ = (self.legacy)
@@ -359,7 +364,7 @@ impl<A: AsyncHandler + 'static> Session<A> {
                 let (slot, mut buffers) = reader.claim(self.max_response_len);
                 lines.take(&mut buffers.line);
                 ticket += 1;
-                let mut round = Some(self.round(slot, ticket, buffers));
+                let mut round = Some(self.round(slot, ticket, buffers, held_request.take()));
                 poll_fn(|cx| {
                     if let Some(round) = round.take() {
                         reader.start(slot, round, cx);
@@ -404,13 +409,12 @@ impl<A: AsyncHandler + 'static> Session<A> {
                         let _ = self.output.send(&message).await;
                     }
                     Ok(Some(Line::Message)) => {
-                        let limits = &self.server.config().limits;
-                        if self.legacy.take_inline(lines.current(), limits, |key| {
-                            self.in_flight.cancel(key)
-                        }) {
-                            lines.discard();
-                        } else {
-                            held = true;
+                        match self.read_line(lines.current(), &mut reply).await {
+                            Some(request) => {
+                                held = true;
+                                held_request = request;
+                            }
+                            None => lines.discard(),
                         }
                     }
                 },
@@ -421,17 +425,65 @@ impl<A: AsyncHandler + 'static> Session<A> {
         result
     }
 
-    /// One request's round in `slot`: phase one on its line, then the handler and the reply
-    /// for a call. Gives the slot's buffers back at the end.
-    async fn round(self: &Arc<Self>, slot: usize, ticket: u64, mut buffers: Buffers) -> Buffers {
+    /// Reads one line in the reader, parsed once ([`Legacy::read`]): `None` when it was
+    /// taken or answered here, otherwise what its slot runs (`Some(None)`: the modern path).
+    async fn read_line(
+        self: &Arc<Self>,
+        line: &[u8],
+        reply: &mut Vec<u8>,
+    ) -> Option<Option<RequestHandle>> {
+        let read = self.legacy.read(
+            line,
+            &self.server.config().limits,
+            || self.server.app().capabilities(),
+            reply,
+            |key| self.in_flight.cancel(key),
+        );
+        // A failed send means the writer is gone, which the reader's next turn sees.
+        match read {
+            Read::Modern => return Some(None),
+            Read::Request(request) => return RequestHandle::of(line, &request).map(Some),
+            Read::Taken => {}
+            Read::Reply(len) => {
+                let _ = self.output.send(&reply[..len]).await;
+            }
+            Read::Initialize(request) => {
+                let server = &self.server;
+                let (answer, opened) = self.legacy.open(&request, |w, session| {
+                    let served = server.app().capabilities();
+                    write_initialize_result(w, request.id, session, server.config(), served);
+                });
+                let _ = self.output.send(&answer).await;
+                if let (true, Some(bus)) = (opened, &self.events) {
+                    let forward = legacy::forward_events(
+                        Arc::clone(&self.legacy),
+                        Arc::clone(&self.server),
+                        Arc::clone(&self.output),
+                        bus.subscribe(),
+                        self.closing.subscribe(),
+                    );
+                    self.listeners().spawn(forward);
+                }
+            }
+        }
+        None
+    }
+
+    /// One request's round in `slot`: a modern line (`request` is `None`) through the
+    /// driver, or the legacy session's `request` through the core's legacy round. Gives the
+    /// slot's buffers back at the end.
+    async fn round(
+        self: &Arc<Self>,
+        slot: usize,
+        ticket: u64,
+        mut buffers: Buffers,
+        request: Option<RequestHandle>,
+    ) -> Buffers {
         let Buffers { line, out, bridge } = &mut buffers;
         // A failure means the writer is gone: serving is ending and no one can be told.
-        let _ = match self.legacy.admit(line, &self.server.config().limits) {
-            Admitted::Modern => self.answer(slot, ticket, line, out).await,
-            admitted => {
-                self.answer_legacy(admitted, slot, ticket, bridge, out)
-                    .await
-            }
+        let _ = match request {
+            None => self.answer(slot, ticket, line, out).await,
+            Some(handle) => self.answer_legacy(handle, slot, ticket, bridge, line).await,
         };
         buffers
     }
@@ -475,16 +527,20 @@ impl<A: AsyncHandler + 'static> Session<A> {
         }
     }
 
-    /// Serves a line of a legacy connection (or one the gate refuses); see
+    /// Runs the legacy session's request on `line` (read by [`Session::read_line`]); see
     /// [`crate::legacy`].
     async fn answer_legacy(
         self: &Arc<Self>,
-        admitted: Admitted<'_>,
+        handle: RequestHandle,
         slot: usize,
         ticket: u64,
         bridge: &mut Option<BridgeBuffers>,
-        out: &mut [u8],
+        line: &[u8],
     ) -> Result<(), Closed> {
+        // The bytes the reader read the request from: viewed again without a scan.
+        let Some(request) = handle.view(line) else {
+            return Ok(());
+        };
         let round = legacy::Slot {
             server: &self.server,
             output: &self.output,
@@ -494,18 +550,7 @@ impl<A: AsyncHandler + 'static> Session<A> {
             buffers: bridge,
             max_response_len: self.max_response_len,
         };
-        let served = self.legacy.serve(admitted, round, out).await?;
-        if let (Served::Opened, Some(bus)) = (served, &self.events) {
-            let forward = legacy::forward_events(
-                Arc::clone(&self.legacy),
-                Arc::clone(&self.server),
-                Arc::clone(&self.output),
-                bus.subscribe(),
-                self.closing.subscribe(),
-            );
-            self.listeners().spawn(forward);
-        }
-        Ok(())
+        self.legacy.run(&request, round).await
     }
 
     /// Answers the request on `line` whose reply exceeded the output buffer.

@@ -147,12 +147,12 @@ fn mixed<'o>(call: &ToolCall<'_>, reply: ToolReply<'o>) -> Result<Done<'o>, Erro
 }
 
 /// The server's side: runs one modern message and returns its reply.
-struct Host {
+pub(super) struct Host {
     server: Server<'static, Preferences>,
 }
 
 impl Host {
-    fn new() -> Self {
+    pub(super) fn new() -> Self {
         let state: &'static StateOptions = std::boxed::Box::leak(std::boxed::Box::new(
             StateOptions::new(Keys::ring(&[("k1", &[0x42; 32][..])]).expect("keys")),
         ));
@@ -161,7 +161,7 @@ impl Host {
         Host { server }
     }
 
-    fn run(&self, modern: &[u8]) -> std::vec::Vec<u8> {
+    pub(super) fn run(&self, modern: &[u8]) -> std::vec::Vec<u8> {
         self.run_noting(modern, &mut Notes::default())
     }
 
@@ -199,9 +199,9 @@ fn settle_text(reply: &[u8]) -> (Settled, String) {
     (settled.unwrap(), text)
 }
 
-const CALL: &str = r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"preference","arguments":{}}}"#;
+pub(super) const CALL: &str = r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"preference","arguments":{}}}"#;
 
-fn open_session(capabilities: &str) -> Session {
+pub(super) fn open_session(capabilities: &str) -> Session {
     let init = std::format!(
         r#"{{"jsonrpc":"2.0","id":1,"method":"initialize","params":{{"protocolVersion":"2025-11-25","capabilities":{capabilities},"clientInfo":{{"name":"legacy-client","version":"2.4.0"}}}}}}"#
     );

@@ -2,6 +2,7 @@
 //! specifications in, exact bytes out.
 
 mod bridge;
+mod drive;
 mod end_to_end;
 mod wire;
 

@@ -579,3 +579,26 @@ fn a_legacy_session_accepts_legacy_version_headers_only() {
         );
     }
 }
+
+#[test]
+fn a_request_handle_views_the_request_again_in_a_copy_of_its_bytes_only() {
+    let text = r#"{"jsonrpc":"2.0","id":"a\"b","method":"tools/call","params":{"name":"echo"}}"#;
+    let Incoming::Request(request) = message(text) else {
+        panic!("a request")
+    };
+    let handle = RequestHandle::of(text.as_bytes(), &request).expect("lies in its bytes");
+    let copy = text.as_bytes().to_vec();
+    let again = handle.view(&copy).expect("the same bytes");
+    assert_eq!(again.id, request.id);
+    assert!(again.method.eq_str("tools/call"));
+    let name = again
+        .params
+        .and_then(|p| p.get("name"))
+        .and_then(|v| v.as_str());
+    assert!(name.is_some_and(|n| n.eq_str("echo")));
+    // Other bytes of the same length are refused, not misread.
+    let other = text.replace("echo", "ohce");
+    assert!(handle.view(other.as_bytes()).is_none());
+    // A request not taken from these bytes has no handle in them.
+    assert!(RequestHandle::of(b"{}", &request).is_none());
+}

@@ -1,0 +1,394 @@
+//! One request of a legacy session, driven to its final reply in one place: lifted into the
+//! 2026-07-28 shape, run, settled, and each `input_required` bridged to the client and
+//! retried with the answers. [`drive`] owns the round; a transport only implements [`Link`]
+//! (run a modern round, reach the client, wait for its answers with its timers and
+//! cancellation) and [`Scratch`] (the buffers).
+//!
+//! When the wait ends early (a timeout, the client's cancellation, an error answer), the
+//! bridged requests still open are cancelled with `notifications/cancelled`. Errors end the
+//! client's request with -32603 ([`BridgeError::write_error`], [`write_refused`]): 2026 codes
+//! mean nothing to a legacy client.
+
+use core::future::Future;
+
+use super::bridge::{
+    Accepted, AnswerError, BridgeError, BridgeId, BridgeLimits, Leg, write_cancelled, write_refused,
+};
+use super::lift::lift_request;
+use super::lower::{Settled, settle};
+use super::response::parse_response;
+use super::session::Session;
+use crate::json::{BufferTooSmall, Writer};
+use crate::rpc::{self, ErrorCode, Id, Request};
+
+/// Most input requests one `input_required` result may hold.
+pub const MAX_INPUTS: usize = 8;
+
+/// The link is gone (the connection closed, the stream was dropped): nothing more can reach
+/// the client.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct LinkClosed;
+
+/// Too many bridged requests of the session wait for answers already.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct WaitsFull;
+
+/// What a wait for the client's next answer came to.
+#[derive(Debug)]
+pub enum Next<A> {
+    /// A whole JSON-RPC response of the client to one of the awaited requests.
+    Answer(A),
+    /// The client cancelled its request.
+    Cancelled,
+    /// No answer came within the transport's wait.
+    TimedOut,
+    /// No answer can come any more (the session or the client's input ended).
+    Gone,
+}
+
+/// What a transport gives [`drive`] for one request of a legacy session.
+pub trait Link {
+    /// A client's answer, as the transport holds it.
+    type Answer: AsRef<[u8]>;
+
+    /// The session as it is now (each leg lifts with the latest log level).
+    fn session(&self) -> Session;
+
+    /// Changes the session (a leg takes its bridge ids); concurrent requests share it.
+    fn update_session<R>(&mut self, change: impl FnOnce(&mut Session) -> R) -> R;
+
+    /// Runs the 2026-07-28 `request`, its reply written into `out`: the reply's length, or
+    /// `None` when the client cancelled first (nothing is sent).
+    fn run(&mut self, request: &[u8], out: &mut [u8]) -> impl Future<Output = Option<usize>>;
+
+    /// Waits from now on for the answers to the bridged requests `ids` (and no others).
+    fn expect(&mut self, ids: &[BridgeId]) -> Result<(), WaitsFull>;
+
+    /// Sends one message to the client, waiting for room.
+    fn send(&mut self, message: &[u8]) -> impl Future<Output = Result<(), LinkClosed>>;
+
+    /// The next answer to a request [`Link::expect`] named, or why none comes.
+    fn next_answer(&mut self) -> impl Future<Output = Next<Self::Answer>>;
+
+    /// The request starts (`true`) or stops (`false`) waiting for the client's answers: a
+    /// transport whose every running request waits knows only the client can go on.
+    fn waiting(&mut self, waiting: bool) {
+        let _ = waiting;
+    }
+}
+
+/// The buffers [`drive`] works in, borrowed at once.
+#[derive(Debug)]
+pub struct Parts<'s> {
+    /// The request the next round runs and the retry being written, by turns.
+    pub requests: [&'s mut [u8]; 2],
+    /// The modern round's reply.
+    pub modern: &'s mut [u8],
+    /// The legacy reply, and each bridged request on its way out.
+    pub reply: &'s mut [u8],
+    /// The answers of the current leg.
+    pub store: &'s mut [u8],
+}
+
+/// Which of the [`Parts`] a write found too small.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Part {
+    /// `requests[i]`.
+    Request(usize),
+    /// `reply`.
+    Reply,
+}
+
+/// The caller's buffers for [`drive`].
+pub trait Scratch {
+    /// Every buffer at once.
+    fn parts(&mut self) -> Parts<'_>;
+
+    /// Makes `part` at least `required` bytes long; whether it is now. A fixed buffer says
+    /// `false` (the request then ends with an error).
+    fn grow(&mut self, part: Part, required: usize) -> bool {
+        let _ = (part, required);
+        false
+    }
+}
+
+/// How one request of a legacy session ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Bridged {
+    /// Send the first `len` bytes of [`Parts::reply`].
+    Reply(usize),
+    /// The client cancelled the request: send nothing.
+    Cancelled,
+    /// The link closed: no one is left to answer.
+    Closed,
+}
+
+/// Serves `request` (a [`Step::Modern`](super::Step::Modern) request of the session `link`
+/// keeps) to its final reply in `scratch`; see the module doc.
+pub async fn drive<L: Link, S: Scratch>(
+    link: &mut L,
+    scratch: &mut S,
+    limits: &BridgeLimits,
+    request: &Request<'_>,
+) -> Bridged {
+    let id = request.id;
+    let session = link.session();
+    let lifted = grown(scratch, Part::Request(0), |p| {
+        let mut w = Writer::new(p.requests[0]);
+        lift_request(request, &session, &mut w);
+        w.finish()
+    });
+    let Ok(lifted) = lifted else {
+        return reply_error(scratch, id, "The request exceeds the server's buffers");
+    };
+    let mut current = 0;
+    let mut lens = [lifted, 0];
+    let mut round = 0u8;
+    loop {
+        let Parts {
+            requests, modern, ..
+        } = scratch.parts();
+        let Some(len) = link.run(&requests[current][..lens[current]], modern).await else {
+            return Bridged::Cancelled;
+        };
+        let Parts { modern, reply, .. } = scratch.parts();
+        let len = len.min(modern.len());
+        let mut w = Writer::new(reply);
+        match settle(&modern[..len], &limits.json, &mut w) {
+            Ok(Settled::Final) => {
+                return match w.finish() {
+                    Ok(len) => Bridged::Reply(len),
+                    Err(_) => reply_error(scratch, id, "The response exceeds the output buffer"),
+                };
+            }
+            Ok(Settled::InputRequired) => {}
+            Err(_) => return reply_error(scratch, id, "The handler's reply could not be read"),
+        }
+        // Past 255 legs `Leg::open` sees the bound too (`max_rounds` is a `u8`).
+        round = round.saturating_add(1);
+        let opened =
+            link.update_session(|s| Leg::<MAX_INPUTS>::open(&modern[..len], s, limits, round));
+        let leg = match opened {
+            Ok(leg) => leg,
+            Err(e) => return reply_bridge_error(scratch, id, e),
+        };
+        link.waiting(true);
+        let gathered = gather(link, scratch, limits, leg, len, id).await;
+        link.waiting(false);
+        let leg = match gathered {
+            Ok(leg) => leg,
+            Err(end) => return end,
+        };
+        let previous_len = lens[current];
+        let next = 1 - current;
+        let retry = grown(scratch, Part::Request(next), |p| {
+            let [a, b] = &mut p.requests;
+            let (previous, out) = if next == 1 {
+                (&**a, &mut **b)
+            } else {
+                (&**b, &mut **a)
+            };
+            let previous = &previous[..previous_len.min(previous.len())];
+            let mut w = Writer::new(out);
+            match leg.write_retry(previous, &p.modern[..len], p.store, limits, &mut w) {
+                Ok(()) => w.finish().map(Ok),
+                Err(e) => Ok(Err(e)),
+            }
+        });
+        match retry {
+            Ok(Ok(retry_len)) => {
+                lens[next] = retry_len;
+                current = next;
+            }
+            Ok(Err(e)) => return reply_bridge_error(scratch, id, e),
+            Err(_) => return reply_error(scratch, id, "The retry exceeds the server's buffers"),
+        }
+    }
+}
+
+/// Writes with `write`; when `part` is too small, grows it once to the size the write needs
+/// and writes again.
+fn grown<S: Scratch, T>(
+    scratch: &mut S,
+    part: Part,
+    mut write: impl FnMut(&mut Parts<'_>) -> Result<T, BufferTooSmall>,
+) -> Result<T, BufferTooSmall> {
+    match write(&mut scratch.parts()) {
+        Err(too_small) if scratch.grow(part, too_small.required) => write(&mut scratch.parts()),
+        done => done,
+    }
+}
+
+/// Sends the leg's input requests and gathers their answers into the store: the completed
+/// leg, or how the request ended (its error reply written).
+async fn gather<L: Link, S: Scratch>(
+    link: &mut L,
+    scratch: &mut S,
+    limits: &BridgeLimits,
+    mut leg: Leg<MAX_INPUTS>,
+    len: usize,
+    id: Id<'_>,
+) -> Result<Leg<MAX_INPUTS>, Bridged> {
+    let mut ids = [BridgeId(0); MAX_INPUTS];
+    let mut count = 0;
+    for (index, slot) in ids.iter_mut().enumerate().take(leg.len()) {
+        let Some(bridge_id) = leg.id(index) else {
+            break;
+        };
+        *slot = bridge_id;
+        count = index + 1;
+    }
+    if link.expect(&ids[..count]).is_err() {
+        return Err(reply_error(
+            scratch,
+            id,
+            "Too many requests wait for the client's answers: try again later",
+        ));
+    }
+    for index in 0..leg.len() {
+        let Parts { modern, reply, .. } = scratch.parts();
+        let mut w = Writer::new(reply);
+        let written = leg
+            .write_request(index, &modern[..len], limits, &mut w)
+            .and_then(|()| {
+                w.finish()
+                    .map_err(|_| BridgeError::Misuse("a bridged request exceeds the buffer"))
+            });
+        let sent = match written {
+            Ok(message_len) => link.send(&reply[..message_len]).await,
+            Err(e) => return Err(reply_bridge_error(scratch, id, e)),
+        };
+        if sent.is_err() {
+            return Err(Bridged::Closed);
+        }
+    }
+    while !leg.is_complete() {
+        let mut refused = None;
+        let (ended, reason) = match link.next_answer().await {
+            Next::Answer(answer) => {
+                match take_answer(&mut leg, answer.as_ref(), scratch, limits, id) {
+                    Taken::Recorded => continue,
+                    Taken::Refused(bridge_id, ended) => {
+                        refused = Some(bridge_id);
+                        (ended, "The request ended")
+                    }
+                    Taken::Ended(ended) => (ended, "The request ended"),
+                }
+            }
+            Next::Cancelled => (Bridged::Cancelled, "The request was cancelled"),
+            Next::Gone => (
+                reply_error(
+                    scratch,
+                    id,
+                    "The client can no longer answer the server's request",
+                ),
+                "The session ended",
+            ),
+            Next::TimedOut => (
+                reply_bridge_error(scratch, id, BridgeError::TimedOut),
+                "No answer in time",
+            ),
+        };
+        return Err(match cancel_pending(link, &leg, refused, reason).await {
+            Ok(()) => ended,
+            Err(LinkClosed) => Bridged::Closed,
+        });
+    }
+    Ok(leg)
+}
+
+/// What one answer did.
+enum Taken {
+    /// Recorded (or ignored): wait on.
+    Recorded,
+    /// The client answered the bridged request with an error: the request ends (its error
+    /// reply written); the refused request needs no cancellation.
+    Refused(BridgeId, Bridged),
+    /// The request ends (its error reply written).
+    Ended(Bridged),
+}
+
+/// Records one answer in the leg.
+fn take_answer<S: Scratch>(
+    leg: &mut Leg<MAX_INPUTS>,
+    answer: &[u8],
+    scratch: &mut S,
+    limits: &BridgeLimits,
+    id: Id<'_>,
+) -> Taken {
+    let Ok(response) = parse_response(answer, &limits.json) else {
+        return Taken::Ended(reply_error(
+            scratch,
+            id,
+            "The client's answer could not be read",
+        ));
+    };
+    match leg.accept(&response, scratch.parts().store) {
+        Ok(Accepted::Waiting { .. } | Accepted::Complete) => Taken::Recorded,
+        Ok(Accepted::Refused {
+            kind,
+            code,
+            message,
+        }) => {
+            let ended = reply_with(scratch, |w| write_refused(w, id, kind, code, message));
+            match BridgeId::from_id(&response.id) {
+                Some(bridge_id) => Taken::Refused(bridge_id, ended),
+                None => Taken::Ended(ended),
+            }
+        }
+        // Routed by id and removed once answered, so neither happens; ignoring is safe.
+        Err(AnswerError::NotThisLeg | AnswerError::Duplicate) => Taken::Recorded,
+        Err(AnswerError::StoreFull { .. }) => Taken::Ended(reply_error(
+            scratch,
+            id,
+            "The client's answers are larger than the server accepts",
+        )),
+    }
+}
+
+/// Sends `notifications/cancelled` for each of the leg's requests still waiting, but the
+/// one the client `refused` (it is answered).
+async fn cancel_pending<L: Link>(
+    link: &mut L,
+    leg: &Leg<MAX_INPUTS>,
+    refused: Option<BridgeId>,
+    reason: &str,
+) -> Result<(), LinkClosed> {
+    for id in leg.pending().filter(|&id| Some(id) != refused) {
+        // A bridge id of at most 35 bytes and a short reason.
+        let mut buf = [0u8; 256];
+        let mut w = Writer::new(&mut buf);
+        write_cancelled(&mut w, id, reason);
+        if let Ok(len) = w.finish() {
+            link.send(&buf[..len]).await?;
+        }
+    }
+    Ok(())
+}
+
+/// Ends the request `id` with a -32603 error saying `message`.
+fn reply_error<S: Scratch>(scratch: &mut S, id: Id<'_>, message: &str) -> Bridged {
+    reply_with(scratch, |w| {
+        rpc::write_error(w, Some(id), ErrorCode::INTERNAL_ERROR, message, None);
+    })
+}
+
+/// Ends the request `id` with the error of a bridge failure.
+fn reply_bridge_error<S: Scratch>(scratch: &mut S, id: Id<'_>, error: BridgeError) -> Bridged {
+    reply_with(scratch, |w| error.write_error(w, id))
+}
+
+/// Writes the reply into [`Parts::reply`] (grown when it must be). A reply that does not fit
+/// even so ends the request with nothing to send but the link's end.
+fn reply_with<S: Scratch>(scratch: &mut S, mut write: impl FnMut(&mut Writer<'_>)) -> Bridged {
+    let written = grown(scratch, Part::Reply, |p| {
+        let mut w = Writer::new(p.reply);
+        write(&mut w);
+        w.finish()
+    });
+    written.map_or(Bridged::Closed, Bridged::Reply)
+}
