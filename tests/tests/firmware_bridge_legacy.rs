@@ -147,6 +147,42 @@ fn a_legacy_host_without_elicitation_is_never_asked_and_told_what_is_missing() {
 }
 
 #[test]
+fn a_legacy_host_cancelling_a_queued_request_gets_no_reply_and_the_device_never_runs_it() {
+    let pty = Pty::open();
+    let mut device = start_device(&pty, "cobs");
+    let mut bridge = StdioBridge::start(&pty, "cobs");
+    open(&mut bridge, json!({"elicitation": {"form": {}}}));
+
+    // Request 2 holds the device's turn while it waits for the host's answer; request 3
+    // (a sensor read) queues behind it, and is cancelled there.
+    bridge.send(&set_relay(2, 0, true));
+    let asked = bridge.receive();
+    assert_eq!(asked["method"], "elicitation/create", "{asked}");
+    bridge.send(&json!({"jsonrpc": "2.0", "method": "tools/call", "id": 3,
+        "params": {"name": "read_sensor", "arguments": {"channel": 0}}}));
+    bridge.send(
+        &json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+        "params": {"requestId": 3, "reason": "no longer needed"}}),
+    );
+    bridge.send(&json!({"jsonrpc": "2.0", "id": asked["id"],
+        "result": {"action": "decline"}}));
+    let declined = bridge.receive();
+    assert_eq!(declined["id"], 2, "{declined}");
+
+    // The next reply is the next request's: none comes for the cancelled one (the device
+    // serves one request at a time, so had it run, its reply would come first).
+    let listed = bridge.call(&json!({"jsonrpc": "2.0", "id": 4, "method": "tools/list"}));
+    assert_eq!(
+        listed["result"]["tools"][0]["name"], "read_sensor",
+        "{listed}"
+    );
+    wait_for_log(&bridge.log, "a queued legacy request was cancelled");
+
+    bridge.finish();
+    stop(&mut device);
+}
+
+#[test]
 fn a_modern_client_is_still_relayed_unchanged() {
     let pty = Pty::open();
     let mut device = start_device(&pty, "line");

@@ -12,8 +12,11 @@
 //! The reader takes answers, cancellations and the session's own requests (`ping`,
 //! `logging/setLevel`) at once; requests for the device wait in a bounded queue
 //! ([`QUEUE`]) and run one at a time (the device serves one at a time), so a request waiting
-//! for the host's answers never blocks the reading of those answers.
+//! for the host's answers never blocks the reading of those answers. A cancellation of a
+//! request still in the queue drops it there: the device never sees it and the host gets no
+//! reply, as the MCP cancellation rules ask.
 
+use std::collections::VecDeque;
 use std::sync::{Mutex, OnceLock};
 
 use bytes::Bytes;
@@ -43,6 +46,9 @@ pub(crate) struct Host<'d> {
     known: OnceLock<Known>,
     /// The request running on the device and how to stop it.
     running: Mutex<Option<(RequestKey, oneshot::Sender<()>)>>,
+    /// The requests in the queue, in order, each with whether the host cancelled it (at
+    /// most [`QUEUE`]: one entry per queued request, taken when the runner takes it).
+    waiting: Mutex<VecDeque<(RequestKey, bool)>>,
 }
 
 /// A request for the device, waiting for its turn: its line, and the request in it.
@@ -65,6 +71,7 @@ impl<'d> Host<'d> {
             bridge,
             known: OnceLock::new(),
             running: Mutex::new(None),
+            waiting: Mutex::new(VecDeque::with_capacity(QUEUE)),
         }
     }
 
@@ -99,10 +106,15 @@ impl<'d> Host<'d> {
                 let queued = RequestHandle::of(line, &request)
                     .map(|handle| Queued(line.to_vec(), handle))
                     .ok_or(());
+                // Listed before it is queued (no await between): the runner finds it there.
+                let mut waiting = lock(&self.waiting);
+                waiting.push_back((RequestKey::from(request.id), false));
                 if queued
                     .and_then(|q| queue.try_send(q).map_err(drop))
                     .is_err()
                 {
+                    waiting.pop_back();
+                    drop(waiting);
                     let busy = error(request.id, "Too many requests wait for the device");
                     send(output, busy).await?;
                 }
@@ -139,15 +151,26 @@ impl<'d> Host<'d> {
         out
     }
 
-    /// Stops the running request if it is `key`.
+    /// Stops the running request if it is `key`, or drops it from the queue if it waits
+    /// there (the earliest such one not yet cancelled).
     fn stop(&self, key: &RequestKey) -> bool {
         let mut running = lock(&self.running);
         if running.as_ref().is_some_and(|(k, _)| k == key) {
-            running
+            return running
                 .take()
-                .is_some_and(|(_, stop)| stop.send(()).is_ok())
-        } else {
-            false
+                .is_some_and(|(_, stop)| stop.send(()).is_ok());
+        }
+        // Still under the running lock: the runner moves a request from one to the other under it.
+        let mut waiting = lock(&self.waiting);
+        match waiting
+            .iter_mut()
+            .find(|(k, cancelled)| k == key && !cancelled)
+        {
+            Some((_, cancelled)) => {
+                *cancelled = true;
+                true
+            }
+            None => false,
         }
     }
 
@@ -159,12 +182,24 @@ impl<'d> Host<'d> {
     ) {
         let mut buffers = BridgeBuffers::new(MAX_REPLY, &self.bridge);
         while let Some(Queued(line, handle)) = queue.recv().await {
+            // Taken off the waiting list (its front: both are in the reader's order) under the
+            // running lock, so a cancellation finds the request in one place or the other.
+            let mut running = lock(&self.running);
+            let cancelled = lock(&self.waiting)
+                .pop_front()
+                .is_some_and(|(_, cancelled)| cancelled);
             // Viewed again in the line the reader read it from, without a scan.
             let (Some(request), Some(session)) = (handle.view(&line), self.legacy.session()) else {
                 continue;
             };
+            let key = RequestKey::from(request.id);
+            if cancelled {
+                tracing::debug!(request = ?key, "a queued legacy request was cancelled");
+                continue;
+            }
             let (stop, stopped) = oneshot::channel();
-            *lock(&self.running) = Some((RequestKey::from(request.id), stop));
+            *running = Some((key, stop));
+            drop(running);
             let cancelled = async {
                 if stopped.await.is_err() {
                     std::future::pending::<()>().await;
