@@ -195,9 +195,15 @@ fn a_modern_client_is_still_relayed_unchanged() {
         json!({"channel": 0, "on": true}),
     ));
     assert_eq!(asked["result"]["resultType"], "input_required", "{asked}");
-    // `initialize` after the connection turned modern is the device's to answer.
+    // `initialize` after the connection turned modern is refused, saying why.
     let late = bridge.call(&initialize(json!({})));
     assert_eq!(error_code(&late), -32601, "{late}");
+    assert!(
+        late["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.starts_with("This connection speaks MCP 2026-07-28")),
+        "{late}"
+    );
     bridge.finish();
     stop(&mut device);
 }

@@ -471,7 +471,19 @@ async fn a_modern_request_on_a_legacy_connection_is_refused() {
     client.close().await;
 }
 
-/// What a modern connection answers `initialize`, as a modern-only server does.
+/// What a dual-era server answers `initialize` on a connection a 2026-07-28 request made
+/// modern: why, in the connection's terms.
+fn initialize_refused_on_modern(id: u64) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "error": {
+        "code": METHOD_NOT_FOUND,
+        "message": "This connection speaks MCP 2026-07-28 (a request with the _meta envelope \
+            or server/discover came first): initialize opens a 2025-11-25 session only before \
+            any 2026-07-28 request",
+        "data": {"supported": ["2026-07-28"]}
+    }})
+}
+
+/// What a modern-only server answers `initialize`.
 fn initialize_refused(id: u64) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "error": {
         "code": METHOD_NOT_FOUND,
@@ -492,7 +504,7 @@ async fn initialize_on_a_modern_connection_is_refused() {
     client.send(modern_ping(1)).await;
     assert_eq!(client.next().await["result"]["resultType"], "complete");
     client.send(initialize_request(2)).await;
-    assert_eq!(client.next().await, initialize_refused(2));
+    assert_eq!(client.next().await, initialize_refused_on_modern(2));
     client.close().await;
 }
 

@@ -111,8 +111,9 @@ impl EraMismatch {
                  with the 2026-07-28 _meta envelope are refused on it"
             }
             EraMismatch::InitializeOnModern => {
-                "This connection speaks MCP 2026-07-28 (it opened with the _meta envelope): \
-                 initialize is refused on it"
+                "This connection speaks MCP 2026-07-28 (a request with the _meta envelope or \
+                 server/discover came first): initialize opens a 2025-11-25 session only \
+                 before any 2026-07-28 request"
             }
             EraMismatch::NotServed(Era::Legacy) => {
                 "This server speaks only MCP 2026-07-28: initialize is not supported"
