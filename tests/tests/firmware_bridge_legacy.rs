@@ -208,6 +208,55 @@ fn a_modern_client_is_still_relayed_unchanged() {
     stop(&mut device);
 }
 
+/// Opens a legacy HTTP session; waits until the bridge logged it (the log is in order, so
+/// whatever the bridge logged while answering is in it then).
+fn open_over_http(bridge: &HttpBridge) {
+    let mut opened = bridge.legacy("POST", Some(&initialize(json!({}))), None);
+    assert_eq!(opened.status, 200);
+    let session = opened
+        .header("mcp-session-id")
+        .expect("a session")
+        .to_owned();
+    let result = opened.next_message().expect("the initialize result");
+    assert_eq!(
+        result["result"]["serverInfo"]["name"], "snodo-bench-instrument",
+        "{result}"
+    );
+    wait_for_log(&bridge.log, &session);
+}
+
+fn discoveries_asked(bridge: &HttpBridge) -> usize {
+    let log = bridge.log.lock().unwrap();
+    log.matches("asking the device its server/discover").count()
+}
+
+#[test]
+fn the_http_bridge_asks_the_device_its_discovery_once_per_boot() {
+    let pty = Pty::open();
+    let mut device = start_device(&pty, "line");
+    let bridge = HttpBridge::start(&pty, "line");
+    open_over_http(&bridge);
+    open_over_http(&bridge);
+    assert_eq!(
+        discoveries_asked(&bridge),
+        1,
+        "one discovery for two sessions"
+    );
+
+    // A restart of the device may change what it serves: the next session asks again.
+    pty.inject_towards_bridge(
+        b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/io.snodo/boot\"}\n",
+    );
+    wait_for_log(&bridge.log, "the device (re)started");
+    open_over_http(&bridge);
+    assert_eq!(
+        discoveries_asked(&bridge),
+        2,
+        "asked again after the restart"
+    );
+    stop(&mut device);
+}
+
 #[test]
 fn a_legacy_host_over_http_switches_a_relay_answering_on_the_posts_stream() {
     let pty = Pty::open();

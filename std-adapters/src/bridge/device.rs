@@ -2,6 +2,8 @@
 //! reply matched back to it, and every failure of the link turned into a clear error.
 
 use std::fmt;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use snodo_core::io::BOOT_METHOD;
@@ -118,6 +120,9 @@ struct Job {
 pub struct Device {
     jobs: mpsc::Sender<Job>,
     max_message: usize,
+    /// Counts the device's boots and the port's reopenings: what the bridge learnt of the
+    /// device before a change may no longer hold.
+    generation: Arc<AtomicU64>,
 }
 
 impl fmt::Debug for Job {
@@ -137,16 +142,27 @@ impl Device {
         let running = serial::start(file, config.serial.framing, incoming_tx)?;
         let (jobs, queue) = mpsc::channel(config.queue.max(1));
         let max_message = config.max_message;
+        let generation = Arc::new(AtomicU64::new(0));
         tokio::spawn(
             Link {
                 config,
                 running: Some(running),
                 incoming,
                 resets: 0,
+                generation: Arc::clone(&generation),
             }
             .run(queue),
         );
-        Ok(Device { jobs, max_message })
+        Ok(Device {
+            jobs,
+            max_message,
+            generation,
+        })
+    }
+
+    /// Changes when the device restarts or its port is opened again.
+    pub(crate) fn generation(&self) -> u64 {
+        self.generation.load(Ordering::Acquire)
     }
 
     /// Sends `message` to the device; the answers arrive on the returned receiver, ending
@@ -248,6 +264,7 @@ struct Link {
     running: Option<Running>,
     incoming: mpsc::Receiver<FromPort>,
     resets: u64,
+    generation: Arc<AtomicU64>,
 }
 
 impl Link {
@@ -285,6 +302,7 @@ impl Link {
 
     fn booted(&mut self) {
         self.resets += 1;
+        self.generation.fetch_add(1, Ordering::AcqRel);
         tracing::warn!(
             path = %self.config.serial.path.display(),
             "the device (re)started: state tokens it issued before no longer open"
@@ -309,6 +327,7 @@ impl Link {
         tracing::info!(path = %path.display(), "device port opened again");
         self.incoming = incoming;
         self.running = Some(running);
+        self.generation.fetch_add(1, Ordering::AcqRel);
         Ok(())
     }
 

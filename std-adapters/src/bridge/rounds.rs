@@ -16,13 +16,17 @@ use crate::legacy::http::Backend;
 use crate::legacy::round::Rounds;
 
 /// The device as the backend of legacy HTTP sessions: `initialize` answered from its
-/// discovery (asked again for each session, since the device may have been replaced or
-/// reset), and each lifted request run on it.
+/// discovery, and each lifted request run on it.
+///
+/// The discovery is fixed for a boot of the device, so it is asked once and kept until the
+/// device restarts or its port is opened again ([`Device::generation`]): one answer, no
+/// larger than the device's largest message.
 #[derive(Clone, Debug)]
 pub(crate) struct DeviceBackend {
     device: Device,
-    /// What the device said at the last `initialize` (shared by the clones each POST takes).
-    known: Arc<Mutex<Known>>,
+    /// The device's discovery and the generation it was asked in (shared by the clones each
+    /// POST takes).
+    known: Arc<Mutex<Option<(u64, Known)>>>,
 }
 
 impl DeviceBackend {
@@ -42,7 +46,10 @@ impl Backend for DeviceBackend {
     }
 
     fn served(&self) -> ServerCapabilities {
-        lock(&self.known).capabilities
+        lock(&self.known)
+            .as_ref()
+            .map(|(_, known)| known.capabilities)
+            .unwrap_or_default()
     }
 
     fn rounds<'b>(&'b self, _principal: Principal<'b>) -> DeviceRounds<'b> {
@@ -52,9 +59,17 @@ impl Backend for DeviceBackend {
     }
 
     async fn initialize(&self, id: Id<'_>, session: &Session) -> Result<Bytes, String> {
+        let generation = self.device.generation();
+        let cached = lock(&self.known)
+            .as_ref()
+            .filter(|(asked_in, _)| *asked_in == generation)
+            .map(|(_, known)| known.initialize_reply(id, session));
+        if let Some(reply) = cached {
+            return Ok(Bytes::from(reply));
+        }
         let known = Known::ask(&self.device).await?;
         let reply = known.initialize_reply(id, session);
-        *lock(&self.known) = known;
+        *lock(&self.known) = Some((generation, known));
         Ok(Bytes::from(reply))
     }
 }
@@ -141,6 +156,7 @@ const DISCOVER: &[u8] = br#"{"jsonrpc":"2.0","id":"snodo-bridge/discover","metho
 impl Known {
     /// Asks the device its `server/discover`.
     pub(crate) async fn ask(device: &Device) -> Result<Known, String> {
+        tracing::debug!("asking the device its server/discover");
         let mut answers = device.send(DISCOVER.to_vec());
         loop {
             match answers.recv().await {
