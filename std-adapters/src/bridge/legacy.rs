@@ -103,18 +103,18 @@ impl<'d> Host<'d> {
             }
             Read::Initialize(request) => send(output, self.open(&request).await).await?,
             Read::Request(request) => {
-                let queued = RequestHandle::of(line, &request)
-                    .map(|handle| Queued(line.to_vec(), handle))
-                    .ok_or(());
-                // Listed before it is queued (no await between): the runner finds it there.
-                let mut waiting = lock(&self.waiting);
-                waiting.push_back((RequestKey::from(request.id), false));
-                if queued
-                    .and_then(|q| queue.try_send(q).map_err(drop))
-                    .is_err()
-                {
-                    waiting.pop_back();
-                    drop(waiting);
+                let queued = {
+                    // Listed before it is queued, under the lock: the runner finds it there.
+                    let mut waiting = lock(&self.waiting);
+                    waiting.push_back((RequestKey::from(request.id), false));
+                    let queued = RequestHandle::of(line, &request)
+                        .is_some_and(|h| queue.try_send(Queued(line.to_vec(), h)).is_ok());
+                    if !queued {
+                        waiting.pop_back();
+                    }
+                    queued
+                };
+                if !queued {
                     let busy = error(request.id, "Too many requests wait for the device");
                     send(output, busy).await?;
                 }
@@ -182,24 +182,31 @@ impl<'d> Host<'d> {
     ) {
         let mut buffers = BridgeBuffers::new(MAX_REPLY, &self.bridge);
         while let Some(Queued(line, handle)) = queue.recv().await {
-            // Taken off the waiting list (its front: both are in the reader's order) under the
-            // running lock, so a cancellation finds the request in one place or the other.
-            let mut running = lock(&self.running);
-            let cancelled = lock(&self.waiting)
-                .pop_front()
-                .is_some_and(|(_, cancelled)| cancelled);
             // Viewed again in the line the reader read it from, without a scan.
             let (Some(request), Some(session)) = (handle.view(&line), self.legacy.session()) else {
+                lock(&self.waiting).pop_front();
                 continue;
             };
             let key = RequestKey::from(request.id);
-            if cancelled {
+            let stopped = {
+                // Taken off the waiting list (its front: both are in the reader's order) under
+                // the running lock, so a cancellation finds it in one place or the other.
+                let mut running = lock(&self.running);
+                let cancelled = lock(&self.waiting)
+                    .pop_front()
+                    .is_some_and(|(_, cancelled)| cancelled);
+                if cancelled {
+                    None
+                } else {
+                    let (stop, stopped) = oneshot::channel();
+                    *running = Some((key.clone(), stop));
+                    Some(stopped)
+                }
+            };
+            let Some(stopped) = stopped else {
                 tracing::debug!(request = ?key, "a queued legacy request was cancelled");
                 continue;
-            }
-            let (stop, stopped) = oneshot::channel();
-            *running = Some((key, stop));
-            drop(running);
+            };
             let cancelled = async {
                 if stopped.await.is_err() {
                     std::future::pending::<()>().await;
