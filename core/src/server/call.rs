@@ -275,6 +275,17 @@ impl<'a> Call<'a> {
         }
     }
 
+    /// The request this call serves, for the core's driver to fill in per-round data.
+    #[cfg(feature = "retry-prefix")]
+    pub(crate) fn context_mut(&mut self) -> &mut RequestContext<'a> {
+        match self {
+            Call::Tool(c) => &mut c.ctx,
+            Call::Resource(c) => &mut c.ctx,
+            Call::Prompt(c) => &mut c.ctx,
+            Call::Complete(c) => &mut c.ctx,
+        }
+    }
+
     /// Phase three: admits the handler's outcome and completes the response in the buffer
     /// the outcome's [`Done`] carries (the one its reply was started in). It consumes the
     /// call, so a call is finished once:

@@ -109,6 +109,15 @@ impl<A: Handler> Server<'_, A> {
         notifier: Option<&mut (dyn Notifier + Send)>,
     ) -> Result<Handled<'a>, BufferTooSmall> {
         let call = call_or_return!(self, input, round, out, core::convert::identity);
+        // A retry's binding, absorbed once for its open and its seal.
+        #[cfg(feature = "retry-prefix")]
+        let prefix = call.context().retry_prefix();
+        #[cfg(feature = "retry-prefix")]
+        let call = {
+            let mut call: Call<'_> = call;
+            call.context_mut().prefix = prefix.as_ref();
+            call
+        };
         // The driver's `complete` with its one await resolved here: a synchronous handler is
         // done when it returns. Not through the future, whose frame and copy of the outcome
         // would stay on the device's stack while the handler runs.
