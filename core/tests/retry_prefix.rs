@@ -2,18 +2,22 @@
 //!
 //! With the `retry-prefix` feature, `Server::handle` absorbs a retry's binding into the MAC
 //! once and both the open of its `requestState` and the seal of the next continue from it.
-//! Each round here runs through `Server::handle` (with or without the feature) and the token
+//! Each round here runs through `Server::handle` and through the async driver,
+//! `Server::drive` (with or without the feature), and the token
 //! it writes is compared, byte for byte, with the public `seal` of the same data for the
 //! same request at the same time: that `seal` absorbs the binding itself, and
 //! `token_versions.rs` pins it to the documented format.
 
 use snodo_core::json::{Limits, parse};
 use snodo_core::server::{
-    Config, Done, Error, Handled, Handler, Registry, Round, Server, Tool, ToolCall, ToolReply,
+    Call, Config, Dialect, Done, Error, Handled, Handler, Registry, Round, Runner, Server, Tool,
+    ToolCall, ToolReply,
 };
 use snodo_core::state::{
     Binding, Keys, MAX_TOKEN_LEN, OPEN_SCRATCH_LEN, Principal, StateOptions, seal,
 };
+use std::pin::pin;
+use std::task::{Context, Poll, Waker};
 
 const NOW: u64 = 1_790_000_000;
 const TOOLS: &[Tool<'static>] = &[Tool::new("count")];
@@ -57,15 +61,55 @@ fn token_in(reply: &str) -> String {
     reply[start..start + len].to_string()
 }
 
+/// Runs the handler at once, as an adapter's runner does (without its own timers).
+struct Inline;
+
+impl Runner for Inline {
+    fn run<'o>(
+        &'o mut self,
+        call: &'o Call<'o>,
+        out: &'o mut [u8],
+    ) -> impl Future<Output = Option<Result<Done<'o>, Error>>> + 'o {
+        let Call::Tool(c) = call else {
+            panic!("only tools here")
+        };
+        std::future::ready(Some(Counter.call_tool(c, c.reply(out, None))))
+    }
+}
+
+/// Which of the core's round drivers runs a round.
+#[derive(Clone, Copy, Debug)]
+enum Driver {
+    Handle,
+    Drive,
+}
+
 /// One round through the server: the token it sealed.
-fn round(server: &Server<'_, Counter>, principal: Principal<'_>, state: Option<&str>) -> String {
+fn round(
+    server: &Server<'_, Counter>,
+    driver: Driver,
+    principal: Principal<'_>,
+    state: Option<&str>,
+) -> String {
     let mut out = vec![0u8; 8192];
     let text = request(state);
     let round = Round {
         now: NOW,
         principal,
     };
-    match server.handle(text.as_bytes(), round, &mut out, None) {
+    let handled = match driver {
+        Driver::Handle => server.handle(text.as_bytes(), round, &mut out, None),
+        Driver::Drive => {
+            let mut runner = Inline;
+            let driving =
+                server.drive(Dialect::Mrtr, text.as_bytes(), round, &mut out, &mut runner);
+            match pin!(driving).poll(&mut Context::from_waker(Waker::noop())) {
+                Poll::Ready(Some(handled)) => handled,
+                other => panic!("{other:?}"),
+            }
+        }
+    };
+    match handled {
         Ok(Handled::Reply(n)) => token_in(std::str::from_utf8(&out[..n]).unwrap()),
         other => panic!("{other:?}"),
     }
@@ -90,17 +134,15 @@ fn sealed(
 /// Three rounds (first call, two retries), each token compared with the public `seal`'s.
 fn rounds_seal_as_seal_does(options: &StateOptions, principal: Principal<'_>) {
     let server = Server::new(Config::new("t", "1").with_state(options), Counter).unwrap();
-    let mut state: Option<String> = None;
-    for n in 1..=3 {
-        let token = round(&server, principal, state.as_deref());
-        let expected = sealed(
-            options,
-            principal,
-            state.as_deref(),
-            &format!(r#"{{"n":{n}}}"#),
-        );
-        assert_eq!(token, expected, "round {n}");
-        state = Some(token);
+    for driver in [Driver::Handle, Driver::Drive] {
+        let mut state: Option<String> = None;
+        for n in 1..=3 {
+            let token = round(&server, driver, principal, state.as_deref());
+            let data = format!(r#"{{"n":{n}}}"#);
+            let expected = sealed(options, principal, state.as_deref(), &data);
+            assert_eq!(token, expected, "{driver:?}, round {n}");
+            state = Some(token);
+        }
     }
 }
 
@@ -128,10 +170,10 @@ fn a_token_of_the_second_ring_key_opens_and_the_next_is_sealed_with_the_first() 
     let old = sealed(&before, Principal::Anonymous, None, r#"{"n":4}"#);
     assert!(old.starts_with("s2.b."));
     let server = Server::new(Config::new("t", "1").with_state(&after), Counter).unwrap();
-    let token = round(&server, Principal::Anonymous, Some(&old));
-    assert!(token.starts_with("s2.a."), "{token}");
-    assert_eq!(
-        token,
-        sealed(&after, Principal::Anonymous, Some(&old), r#"{"n":5}"#)
-    );
+    for driver in [Driver::Handle, Driver::Drive] {
+        let token = round(&server, driver, Principal::Anonymous, Some(&old));
+        assert!(token.starts_with("s2.a."), "{token}");
+        let expected = sealed(&after, Principal::Anonymous, Some(&old), r#"{"n":5}"#);
+        assert_eq!(token, expected, "{driver:?}");
+    }
 }
