@@ -44,7 +44,7 @@ pub struct RequestContext<'a> {
     /// parse found them (see [`RetryAt`]).
     pub(crate) retry_at: RetryAt,
     /// A retry's binding absorbed into the state MAC once for the round, for both opening
-    /// its state and sealing the next (set by [`Server::handle`](super::Server::handle)).
+    /// its state and sealing the next (set by the core's round drivers).
     #[cfg(feature = "retry-prefix")]
     pub(crate) prefix: Option<&'a BindingPrefix>,
 }
@@ -227,7 +227,7 @@ impl<'a> RequestContext<'a> {
         BindingPrefix::new(&self.binding(), self.config().state?)
     }
 
-    /// The prefix [`Server::handle`](super::Server::handle) made for this round, if any.
+    /// The prefix the core's round driver made for this round, if any.
     pub(crate) fn binding_prefix(&self) -> Option<&'a BindingPrefix> {
         #[cfg(feature = "retry-prefix")]
         return self.prefix;

@@ -6,7 +6,7 @@ use super::error::InvalidState;
 use super::keys::{KeySet, KeysView};
 use super::mac::{MAC_LEN, TokenMac};
 use super::options::StateOptions;
-use super::prefix::BindingPrefix;
+use super::prefix::{BindingPrefix, binding_mac};
 use super::secret::Secret;
 use super::token::{PAYLOAD_DATA, PAYLOAD_END, PAYLOAD_EXP, PAYLOAD_IAT, TokenParts, Version};
 use crate::json::Value;
@@ -65,8 +65,8 @@ pub(crate) fn open_continuing<'s>(
             // The MAC covers the decoded payload, so it is decoded (not read) first.
             let payload = decode_payload(parts.payload, scratch)?;
             let verifies = |secret: &Secret| {
-                let mac = prefix.and_then(|p| p.for_secret(secret, options));
-                verify_v2(secret, binding, mac, parts.key_id, payload, &tag)
+                let mac = binding_mac(binding, prefix, secret, options);
+                mac.is_some_and(|mac| verify_v2(mac, parts.key_id, payload, &tag))
             };
             if !any_key(options, parts.key_id, &verifies) {
                 return Err(InvalidState);
@@ -101,31 +101,11 @@ fn any_key(
     }
 }
 
-/// Whether `tag` is the MAC of an `s2.` token under `secret`: over the framed binding (already
-/// absorbed in `prefixed` when given), the framed key id and the decoded payload. (A ring
+/// Whether `tag` is the MAC of an `s2.` token, given its MAC with the framed binding absorbed
+/// (see [`binding_mac`]): over that, the framed key id and the decoded payload. (A ring
 /// opening a token without a key id runs this once per key, at most
 /// [`KeyRing::CAPACITY`](super::KeyRing::CAPACITY) times.)
-fn verify_v2(
-    secret: &Secret,
-    binding: &Binding<'_>,
-    prefixed: Option<TokenMac>,
-    key_id: &[u8],
-    payload: &[u8],
-    tag: &[u8],
-) -> bool {
-    let mut mac = match prefixed {
-        Some(mac) => mac,
-        None => {
-            let mut mac = secret.key().v2();
-            if binding
-                .frame(&mut |bytes: &[u8]| mac.update(bytes))
-                .is_err()
-            {
-                return false;
-            }
-            mac
-        }
-    };
+fn verify_v2(mut mac: TokenMac, key_id: &[u8], payload: &[u8], tag: &[u8]) -> bool {
     mac.update(&(key_id.len() as u64).to_be_bytes());
     mac.update(key_id);
     mac.update(payload);

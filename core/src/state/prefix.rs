@@ -28,20 +28,31 @@ impl BindingPrefix {
         binding: &Binding<'_>,
         options: &StateOptions<impl KeySet + ?Sized>,
     ) -> Option<BindingPrefix> {
-        let mut mac = sealing_secret(options).key().v2();
-        binding.frame(&mut |bytes: &[u8]| mac.update(bytes)).ok()?;
+        let mac = absorbed(binding, sealing_secret(options))?;
         Some(BindingPrefix { mac })
     }
+}
 
-    /// The MAC so far, if `secret` is the key this prefix was absorbed under (the sealing
-    /// key of `options`, the options it was made with).
-    pub(crate) fn for_secret(
-        &self,
-        secret: &Secret,
-        options: &StateOptions<impl KeySet + ?Sized>,
-    ) -> Option<TokenMac> {
-        core::ptr::eq(secret, sealing_secret(options)).then(|| self.mac.clone())
+/// The `s2.` MAC under `secret` with its label and the framed `binding` absorbed: a clone of
+/// `prefix` if it was made (with `options`, for `binding`) under `secret`, else absorbed now;
+/// `None` when the params nest too deep to frame.
+pub(crate) fn binding_mac(
+    binding: &Binding<'_>,
+    prefix: Option<&BindingPrefix>,
+    secret: &Secret,
+    options: &StateOptions<impl KeySet + ?Sized>,
+) -> Option<TokenMac> {
+    match prefix {
+        Some(prefix) if core::ptr::eq(secret, sealing_secret(options)) => Some(prefix.mac.clone()),
+        _ => absorbed(binding, secret),
     }
+}
+
+/// The `s2.` MAC under `secret` with its label and the framed `binding` absorbed.
+fn absorbed(binding: &Binding<'_>, secret: &Secret) -> Option<TokenMac> {
+    let mut mac = secret.key().v2();
+    binding.frame(&mut |bytes: &[u8]| mac.update(bytes)).ok()?;
+    Some(mac)
 }
 
 impl core::fmt::Debug for BindingPrefix {

@@ -5,7 +5,7 @@ use super::binding::Binding;
 use super::error::SealError;
 use super::keys::KeySet;
 use super::options::StateOptions;
-use super::prefix::{BindingPrefix, sealing_key};
+use super::prefix::{BindingPrefix, binding_mac, sealing_key};
 use super::token::{
     DATA_LIMITS, MAX_DATA_LEN, PAYLOAD_DATA, PAYLOAD_END, PAYLOAD_EXP, PAYLOAD_IAT, TOKEN_PREFIX,
     decimal, payload_len, token_len,
@@ -56,16 +56,7 @@ pub(crate) fn seal_continuing(
         return Err(SealError::BufferTooSmall { required });
     };
     // The MAC absorbs the binding, the key id and then the payload as it is encoded.
-    let mut mac = match prefix.and_then(|p| p.for_secret(secret, options)) {
-        Some(mac) => mac,
-        None => {
-            let mut mac = secret.key().v2();
-            binding
-                .frame(&mut |bytes: &[u8]| mac.update(bytes))
-                .map_err(|_| SealError::ParamsTooDeep)?;
-            mac
-        }
-    };
+    let mut mac = binding_mac(binding, prefix, secret, options).ok_or(SealError::ParamsTooDeep)?;
     mac.update(&(key_id.len() as u64).to_be_bytes());
     mac.update(key_id);
 
