@@ -61,12 +61,12 @@ impl core::fmt::Debug for BindingPrefix {
     }
 }
 
-/// The secret [`seal`](super::seal) uses: the single secret, or a ring's first key.
+/// The secret [`seal`](super::seal()) uses: the single secret, or a ring's first key.
 pub(crate) fn sealing_secret(options: &StateOptions<impl KeySet + ?Sized>) -> &Secret {
     sealing_key(options).1
 }
 
-/// The key id and secret [`seal`](super::seal) uses.
+/// The key id and secret [`seal`](super::seal()) uses.
 pub(crate) fn sealing_key(options: &StateOptions<impl KeySet + ?Sized>) -> (&[u8], &Secret) {
     match options.view() {
         KeysView::Secret(secret) => (b"", secret),
