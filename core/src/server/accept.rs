@@ -224,6 +224,8 @@ impl<'c, A: Registry> Server<'c, A> {
             round,
             config: &self.config,
             retry_at: RetryAt::new(request.params, fields.request_state, fields.input_responses),
+            #[cfg(feature = "retry-prefix")]
+            prefix: None,
         };
         let params = request.params.unwrap_or(Object::EMPTY);
         if method.allows_input_required() {

@@ -10,6 +10,8 @@ use super::{
 use crate::json::{BufferTooSmall, JsonStr, Limits, Object, Value, Writer};
 use crate::protocol::META_SERVER_INFO;
 use crate::rpc::ErrorCode;
+#[cfg(feature = "retry-prefix")]
+use crate::state::BindingPrefix;
 
 /// What every call type shares: its request context (through `Deref`), `reply`, which starts
 /// the reply a handler writes, and the rules its outcome is finished by. `$call` names the call
@@ -273,6 +275,31 @@ impl<'a> Call<'a> {
             Call::Prompt(c) => &c.ctx,
             Call::Complete(c) => &c.ctx,
         }
+    }
+
+    /// A copy of this call whose state opens and seals continue from `prefix` (this
+    /// request's binding, absorbed once by the core's driver for the round).
+    #[cfg(feature = "retry-prefix")]
+    pub(crate) fn with_prefix<'l>(&self, prefix: Option<&'l BindingPrefix>) -> Call<'l>
+    where
+        'a: 'l,
+    {
+        // Each variant is `Copy`; the call is not, so that it is finished once.
+        #[allow(clippy::needless_match, reason = "copies the variant out of a borrow")]
+        let mut call: Call<'l> = match *self {
+            Call::Tool(c) => Call::Tool(c),
+            Call::Resource(c) => Call::Resource(c),
+            Call::Prompt(c) => Call::Prompt(c),
+            Call::Complete(c) => Call::Complete(c),
+        };
+        let ctx = match &mut call {
+            Call::Tool(c) => &mut c.ctx,
+            Call::Resource(c) => &mut c.ctx,
+            Call::Prompt(c) => &mut c.ctx,
+            Call::Complete(c) => &mut c.ctx,
+        };
+        ctx.prefix = prefix;
+        call
     }
 
     /// Phase three: admits the handler's outcome and completes the response in the buffer

@@ -190,6 +190,8 @@ impl CallHandle {
             round,
             config: server.config(),
             retry_at: self.retry_at,
+            #[cfg(feature = "retry-prefix")]
+            prefix: None,
         };
         let app = server.app();
         Some(match self.target {

@@ -6,7 +6,9 @@ use crate::mrtr::{Ask, INVALID_RESPONSE, Response};
 use crate::protocol::{ClientCapabilities, Method, RequestMeta};
 use crate::rpc::Id;
 pub use crate::state::Principal;
-use crate::state::{Binding, InvalidState, KeySet, MAX_TOKEN_LEN, StateOptions, open};
+use crate::state::{
+    Binding, BindingPrefix, InvalidState, KeySet, MAX_TOKEN_LEN, StateOptions, open_continuing,
+};
 
 /// Per-round inputs that come from outside the message: the time and the caller.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -41,6 +43,10 @@ pub struct RequestContext<'a> {
     /// Where `requestState` and `inputResponses` start in the params, as the request's one
     /// parse found them (see [`RetryAt`]).
     pub(crate) retry_at: RetryAt,
+    /// A retry's binding absorbed into the state MAC once for the round, for both opening
+    /// its state and sealing the next (set by the core's round drivers).
+    #[cfg(feature = "retry-prefix")]
+    pub(crate) prefix: Option<&'a BindingPrefix>,
 }
 
 /// Where the retry fields' values start in the params text, so that reading them does not
@@ -193,17 +199,40 @@ impl<'a> RequestContext<'a> {
             .config()
             .state
             .ok_or(Error::internal("no state keys are configured"))?;
-        let binding = Binding::new(
+        let binding = self.binding();
+        let prefix = self.binding_prefix();
+        let opened = if token.has_escapes() {
+            open_escaped(token, &binding, prefix, options, self.now(), scratch)
+        } else {
+            open_continuing(token.raw(), &binding, prefix, options, self.now(), scratch)
+        };
+        opened.map(Some).map_err(|_| INVALID_STATE)
+    }
+
+    /// What this request's state tokens are bound to.
+    pub(crate) fn binding(&self) -> Binding<'a> {
+        Binding::new(
             self.request_method(),
             self.request_params().map(|p| p.as_value()),
             self.principal(),
-        );
-        let opened = if token.has_escapes() {
-            open_escaped(token, &binding, options, self.now(), scratch)
-        } else {
-            open(token.raw(), &binding, options, self.now(), scratch)
-        };
-        opened.map(Some).map_err(|_| INVALID_STATE)
+        )
+    }
+
+    /// The binding absorbed under the sealing key, for a retry (a request with
+    /// `requestState`) of a server with state keys: it will open that state and likely seal
+    /// the next, so the canonical pass over the params runs here once for both.
+    #[cfg(feature = "retry-prefix")]
+    pub(crate) fn retry_prefix(&self) -> Option<BindingPrefix> {
+        self.request_state()?;
+        BindingPrefix::new(&self.binding(), self.config().state?)
+    }
+
+    /// The prefix the core's round driver made for this round, if any.
+    pub(crate) fn binding_prefix(&self) -> Option<&'a BindingPrefix> {
+        #[cfg(feature = "retry-prefix")]
+        return self.prefix;
+        #[cfg(not(feature = "retry-prefix"))]
+        None
     }
 }
 
@@ -213,13 +242,14 @@ impl<'a> RequestContext<'a> {
 fn open_escaped<'s>(
     token: JsonStr<'_>,
     binding: &Binding<'_>,
+    prefix: Option<&BindingPrefix>,
     options: &StateOptions<dyn KeySet>,
     now: u64,
     scratch: &'s mut [u8],
 ) -> Result<Value<'s>, InvalidState> {
     let mut decoded = [0u8; MAX_TOKEN_LEN];
     let token = token.decode_into(&mut decoded).ok_or(InvalidState)?;
-    open(token.as_bytes(), binding, options, now, scratch)
+    open_continuing(token.as_bytes(), binding, prefix, options, now, scratch)
 }
 
 #[cfg(test)]
@@ -268,6 +298,8 @@ mod tests {
                 round: Round::anonymous(0),
                 config: &config,
                 retry_at: at,
+                #[cfg(feature = "retry-prefix")]
+                prefix: None,
             };
             assert_eq!(
                 ctx.request_state().map(|s| s.raw()),

@@ -92,6 +92,11 @@ impl<A: Registry> Server<'_, A> {
         out: &mut [u8],
         runner: &mut R,
     ) -> Option<Result<usize, BufferTooSmall>> {
+        // A retry's binding, absorbed once for its open and its seal.
+        #[cfg(feature = "retry-prefix")]
+        let prefix = call.context().retry_prefix();
+        #[cfg(feature = "retry-prefix")]
+        let call = &call.with_prefix(prefix.as_ref());
         let outcome = runner.run(call, out).await?;
         Some(call.finish_in_place(outcome).len(out))
     }
@@ -109,6 +114,11 @@ impl<A: Handler> Server<'_, A> {
         notifier: Option<&mut (dyn Notifier + Send)>,
     ) -> Result<Handled<'a>, BufferTooSmall> {
         let call = call_or_return!(self, input, round, out, core::convert::identity);
+        // A retry's binding, absorbed once for its open and its seal.
+        #[cfg(feature = "retry-prefix")]
+        let prefix = call.context().retry_prefix();
+        #[cfg(feature = "retry-prefix")]
+        let call = call.with_prefix(prefix.as_ref());
         // The driver's `complete` with its one await resolved here: a synchronous handler is
         // done when it returns. Not through the future, whose frame and copy of the outcome
         // would stay on the device's stack while the handler runs.

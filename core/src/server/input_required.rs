@@ -9,7 +9,7 @@ use super::{Done, Error, RequestContext};
 use crate::json::Writer;
 use crate::mrtr::InputRequest;
 use crate::protocol::ClientCapabilities;
-use crate::state::{Binding, SealError, seal};
+use crate::state::{SealError, seal_continuing};
 
 /// Builds the members of an `input_required` result. Made by [`Reply::input_required`](super::Reply::input_required).
 #[derive(Debug)]
@@ -87,13 +87,11 @@ impl<'o> InputRequired<'o> {
             .config()
             .state
             .ok_or(Error::internal("no state keys are configured"))?;
-        let binding = Binding::new(
-            self.ctx.request_method(),
-            self.ctx.request_params().map(|p| p.as_value()),
-            self.ctx.principal(),
-        );
+        let binding = self.ctx.binding();
+        let prefix = self.ctx.binding_prefix();
         self.begin_state();
-        match seal(data_json, &binding, options, self.ctx.now(), self.w.spare()) {
+        let now = self.ctx.now();
+        match seal_continuing(data_json, &binding, prefix, options, now, self.w.spare()) {
             Ok(n) => self.w.advance(n),
             Err(SealError::BufferTooSmall { required }) => self.w.advance(required),
             Err(_) => return Err(Error::internal("the state to seal is invalid or too large")),

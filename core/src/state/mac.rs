@@ -56,6 +56,7 @@ impl TokenKey {
 }
 
 /// One token MAC being computed.
+#[derive(Clone)]
 pub(crate) struct TokenMac(HmacSha256);
 
 impl TokenMac {

@@ -87,6 +87,7 @@ mod keys;
 mod mac;
 mod open;
 mod options;
+mod prefix;
 mod seal;
 mod secret;
 mod token;
@@ -99,8 +100,11 @@ pub use keyring::KeyRing;
 pub use keys::{KeySet, Keys};
 pub use mac::bare_hmac_sha256;
 pub use open::open;
+pub(crate) use open::open_continuing;
 pub use options::StateOptions;
+pub(crate) use prefix::BindingPrefix;
 pub use seal::seal;
+pub(crate) use seal::seal_continuing;
 pub use secret::Secret;
 pub use token::{
     DATA_LIMITS, MAX_DATA_LEN, MAX_PAYLOAD_LEN, MAX_TOKEN_LEN, OPEN_SCRATCH_LEN, TOKEN_PREFIX,

@@ -4,8 +4,9 @@ use super::base64url::decode;
 use super::binding::Binding;
 use super::error::InvalidState;
 use super::keys::{KeySet, KeysView};
-use super::mac::MAC_LEN;
+use super::mac::{MAC_LEN, TokenMac};
 use super::options::StateOptions;
+use super::prefix::{BindingPrefix, binding_mac};
 use super::secret::Secret;
 use super::token::{PAYLOAD_DATA, PAYLOAD_END, PAYLOAD_EXP, PAYLOAD_IAT, TokenParts, Version};
 use crate::json::Value;
@@ -33,6 +34,19 @@ pub fn open<'s>(
     now: u64,
     scratch: &'s mut [u8],
 ) -> Result<Value<'s>, InvalidState> {
+    open_continuing(token, binding, None, options, now, scratch)
+}
+
+/// [`open`], continuing from `prefix` (made with `options` for `binding`) when given and the
+/// token names the sealing key, rather than absorbing the binding again.
+pub(crate) fn open_continuing<'s>(
+    token: &[u8],
+    binding: &Binding<'_>,
+    prefix: Option<&BindingPrefix>,
+    options: &StateOptions<impl KeySet + ?Sized>,
+    now: u64,
+    scratch: &'s mut [u8],
+) -> Result<Value<'s>, InvalidState> {
     let parts = TokenParts::split(token).ok_or(InvalidState)?;
     let mut tag = [0u8; MAC_LEN];
     if decode(parts.mac, &mut tag) != Some(MAC_LEN) {
@@ -50,8 +64,10 @@ pub fn open<'s>(
         Version::V2 => {
             // The MAC covers the decoded payload, so it is decoded (not read) first.
             let payload = decode_payload(parts.payload, scratch)?;
-            let verifies =
-                |secret: &Secret| verify_v2(secret, binding, parts.key_id, payload, &tag);
+            let verifies = |secret: &Secret| {
+                let mac = binding_mac(binding, prefix, secret, options);
+                mac.is_some_and(|mac| verify_v2(mac, parts.key_id, payload, &tag))
+            };
             if !any_key(options, parts.key_id, &verifies) {
                 return Err(InvalidState);
             }
@@ -85,23 +101,11 @@ fn any_key(
     }
 }
 
-/// Whether `tag` is the MAC of an `s2.` token under `secret`: over the framed binding, the
-/// framed key id and the decoded payload. (A ring opening a token without a key id runs this
-/// once per key, at most [`KeyRing::CAPACITY`](super::KeyRing::CAPACITY) times.)
-fn verify_v2(
-    secret: &Secret,
-    binding: &Binding<'_>,
-    key_id: &[u8],
-    payload: &[u8],
-    tag: &[u8],
-) -> bool {
-    let mut mac = secret.key().v2();
-    if binding
-        .frame(&mut |bytes: &[u8]| mac.update(bytes))
-        .is_err()
-    {
-        return false;
-    }
+/// Whether `tag` is the MAC of an `s2.` token, given its MAC with the framed binding absorbed
+/// (see [`binding_mac`]): over that, the framed key id and the decoded payload. (A ring
+/// opening a token without a key id runs this once per key, at most
+/// [`KeyRing::CAPACITY`](super::KeyRing::CAPACITY) times.)
+fn verify_v2(mut mac: TokenMac, key_id: &[u8], payload: &[u8], tag: &[u8]) -> bool {
     mac.update(&(key_id.len() as u64).to_be_bytes());
     mac.update(key_id);
     mac.update(payload);

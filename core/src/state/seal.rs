@@ -3,8 +3,9 @@
 use super::base64url::Base64Writer;
 use super::binding::Binding;
 use super::error::SealError;
-use super::keys::{KeySet, KeysView};
+use super::keys::KeySet;
 use super::options::StateOptions;
+use super::prefix::{BindingPrefix, binding_mac, sealing_key};
 use super::token::{
     DATA_LIMITS, MAX_DATA_LEN, PAYLOAD_DATA, PAYLOAD_END, PAYLOAD_EXP, PAYLOAD_IAT, TOKEN_PREFIX,
     decimal, payload_len, token_len,
@@ -26,6 +27,19 @@ pub fn seal(
     now: u64,
     out: &mut [u8],
 ) -> Result<usize, SealError> {
+    seal_continuing(data_json, binding, None, options, now, out)
+}
+
+/// [`seal`], continuing from `prefix` (made with `options` for `binding`) when given rather
+/// than absorbing the binding again.
+pub(crate) fn seal_continuing(
+    data_json: &[u8],
+    binding: &Binding<'_>,
+    prefix: Option<&BindingPrefix>,
+    options: &StateOptions<impl KeySet + ?Sized>,
+    now: u64,
+    out: &mut [u8],
+) -> Result<usize, SealError> {
     if data_json.len() > MAX_DATA_LEN {
         return Err(SealError::DataTooLarge);
     }
@@ -35,23 +49,14 @@ pub fn seal(
     let exp = now
         .checked_add(options.ttl().as_secs())
         .ok_or(SealError::TimeOutOfRange)?;
-    let (key_id, secret): (&[u8], _) = match options.view() {
-        KeysView::Secret(secret) => (b"", secret),
-        KeysView::Ring(ring) => {
-            let (id, secret) = ring.primary();
-            (id.as_bytes(), secret)
-        }
-    };
+    let (key_id, secret) = sealing_key(options);
 
     let required = token_len(key_id.len(), payload_len(now, exp, data.len()));
     let Some(out) = out.get_mut(..required) else {
         return Err(SealError::BufferTooSmall { required });
     };
     // The MAC absorbs the binding, the key id and then the payload as it is encoded.
-    let mut mac = secret.key().v2();
-    binding
-        .frame(&mut |bytes: &[u8]| mac.update(bytes))
-        .map_err(|_| SealError::ParamsTooDeep)?;
+    let mut mac = binding_mac(binding, prefix, secret, options).ok_or(SealError::ParamsTooDeep)?;
     mac.update(&(key_id.len() as u64).to_be_bytes());
     mac.update(key_id);
 
