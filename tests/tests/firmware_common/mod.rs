@@ -281,14 +281,38 @@ impl Pty {
 }
 
 /// The device process with the master side as its stdin and stdout.
-pub fn start_device(pty: &Pty, framing: &str) -> Child {
-    Command::new(device_binary())
+pub fn start_device(pty: &Pty, framing: &str) -> Device {
+    let child = Command::new(device_binary())
         .args(["--framing", framing, "--announce"])
         .stdin(Stdio::from(pty.master.try_clone().unwrap()))
         .stdout(Stdio::from(pty.master.try_clone().unwrap()))
         .stderr(Stdio::inherit())
         .spawn()
-        .expect("the device starts")
+        .expect("the device starts");
+    Device(child)
+}
+
+/// A running device, killed when dropped: a test that fails (panics) before it stops the
+/// device would otherwise leave the process holding the test's output open.
+pub struct Device(Child);
+
+impl std::ops::Deref for Device {
+    type Target = Child;
+    fn deref(&self) -> &Child {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for Device {
+    fn deref_mut(&mut self) -> &mut Child {
+        &mut self.0
+    }
+}
+
+impl Drop for Device {
+    fn drop(&mut self) {
+        stop(&mut self.0);
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
