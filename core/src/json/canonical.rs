@@ -107,9 +107,20 @@ pub fn canonical_digest_excluding<S: DigestSink + ?Sized>(
     excluded: &[&str],
     sink: &mut S,
 ) -> Result<(), TooDeep> {
+    digest_excluding(value, excluded, &[], sink)
+}
+
+/// [`canonical_digest_excluding`], stepping over an excluded member whose value is one of
+/// the `known` values (whole values inside `value`'s text) rather than walking it.
+fn digest_excluding<S: DigestSink + ?Sized>(
+    value: Value<'_>,
+    excluded: &[&str],
+    known: &[&[u8]],
+    sink: &mut S,
+) -> Result<(), TooDeep> {
     // Small values are encoded in one pass into a buffer and handed over whole; larger ones
     // are emitted by rescanning, in bounded memory.
-    if let Some(done) = canonical_digest_small(value.raw(), excluded, sink) {
+    if let Some(done) = canonical_digest_small(value.raw(), excluded, known, sink) {
         return done;
     }
     match value.as_object() {
@@ -128,8 +139,20 @@ pub fn canonical_digest_params<S: DigestSink + ?Sized>(
     params: Option<Value<'_>>,
     sink: &mut S,
 ) -> Result<(), TooDeep> {
+    canonical_digest_params_known(params, &[], sink)
+}
+
+/// [`canonical_digest_params`] when the request's parse already located some of the
+/// excluded members' values (`known`: whole values inside the params' text, as the parse
+/// returned them): those are stepped over rather than walked again. A known value that is
+/// not an excluded member's changes nothing.
+pub(crate) fn canonical_digest_params_known<S: DigestSink + ?Sized>(
+    params: Option<Value<'_>>,
+    known: &[&[u8]],
+    sink: &mut S,
+) -> Result<(), TooDeep> {
     match params {
-        Some(value) => canonical_digest_excluding(value, &NON_SALIENT_PARAMS_KEYS, sink),
+        Some(value) => digest_excluding(value, &NON_SALIENT_PARAMS_KEYS, known, sink),
         None => {
             sink.update(b"{}");
             Ok(())
@@ -571,7 +594,7 @@ mod tests {
         let value = parse(text.as_bytes(), &Limits::default()).expect(text);
         let mut one_pass = std::vec::Vec::new();
         let mut sink = |b: &[u8]| one_pass.extend_from_slice(b);
-        canonical_digest_small(value.raw(), excluded, &mut sink)?.unwrap();
+        canonical_digest_small(value.raw(), excluded, &[], &mut sink)?.unwrap();
         Some((one_pass, rescanned(value, excluded).unwrap()))
     }
 

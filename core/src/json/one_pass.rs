@@ -34,11 +34,14 @@ enum Stop {
 
 /// Feeds the canonical encoding of the value `text` (minus its top-level members named in
 /// `excluded`) into `sink` if it fits the pass; `None` when it does not, and then the sink
-/// has received nothing.
+/// has received nothing. An excluded member whose value is one of the `known` values (whole
+/// values inside `text`, as a parse returned them) is stepped over by its length instead of
+/// being walked.
 #[inline(never)]
 pub(super) fn canonical_digest_small<S: DigestSink + ?Sized>(
     text: &[u8],
     excluded: &[&str],
+    known: &[&[u8]],
     sink: &mut S,
 ) -> Option<Result<(), TooDeep>> {
     if u16::try_from(text.len()).is_err() {
@@ -50,6 +53,7 @@ pub(super) fn canonical_digest_small<S: DigestSink + ?Sized>(
         len: 0,
         members: [Member::default(); MEMBERS],
         open: 0,
+        known,
     };
     match pass.value(0, 0, excluded) {
         Ok(end) if end == text.len() => {
@@ -61,16 +65,18 @@ pub(super) fn canonical_digest_small<S: DigestSink + ?Sized>(
     }
 }
 
-struct Pass<'a> {
+struct Pass<'a, 'k> {
     text: &'a [u8],
     out: [u8; ENCODED],
     len: usize,
     members: [Member; MEMBERS],
     /// Members in use: those of the objects open now.
     open: usize,
+    /// Values of excluded members already located in `text`.
+    known: &'k [&'k [u8]],
 }
 
-impl<'a> Pass<'a> {
+impl<'a> Pass<'a, '_> {
     /// Encodes the value at `i` (inside containers `depth` deep) and returns its end.
     fn value(&mut self, i: usize, depth: u16, excluded: &[&str]) -> Result<usize, Stop> {
         let text = self.text;
@@ -132,7 +138,10 @@ impl<'a> Pass<'a> {
             let at = skip_ws(text, colon + 1);
             let key = JsonStr::from_validated(raw);
             let end = if !excluded.is_empty() && excluded.iter().any(|name| key.eq_str(name)) {
-                skip_value(text, at).ok_or(Stop::Unfit)?
+                match self.known_end(at) {
+                    Some(end) => end,
+                    None => skip_value(text, at).ok_or(Stop::Unfit)?,
+                }
             } else {
                 if in_order && self.open > first {
                     let previous = self.members.get(self.open - 1).map(|m| self.key(m.key));
@@ -230,6 +239,16 @@ impl<'a> Pass<'a> {
                 _ => return Err(Stop::Unfit),
             }
         }
+    }
+
+    /// The end of the value at `at` if it is one of the known values: the very bytes of the
+    /// text there (the same address), so its length is its extent.
+    fn known_end(&self, at: usize) -> Option<usize> {
+        let here = self.text.get(at..)?;
+        self.known
+            .iter()
+            .find(|value| value.as_ptr() == here.as_ptr() && value.len() <= here.len())
+            .map(|value| at + value.len())
     }
 
     fn key(&self, (start, end): (u16, u16)) -> JsonStr<'a> {
@@ -361,7 +380,7 @@ mod tests {
         let value = parse(text.as_bytes(), &Limits::default()).expect(text);
         let mut bytes = Vec::new();
         let mut sink = |b: &[u8]| bytes.extend_from_slice(b);
-        let done = canonical_digest_small(value.raw(), excluded, &mut sink)?;
+        let done = canonical_digest_small(value.raw(), excluded, &[], &mut sink)?;
         Some(done.map(|()| bytes))
     }
 
@@ -408,7 +427,7 @@ mod tests {
             let value = parse(text.as_bytes(), &Limits::default()).unwrap();
             let mut calls = 0;
             let mut sink = |_: &[u8]| calls += 1;
-            assert!(canonical_digest_small(value.raw(), &[], &mut sink).is_none());
+            assert!(canonical_digest_small(value.raw(), &[], &[], &mut sink).is_none());
             assert_eq!(calls, 0, "the sink saw nothing");
         }
         // Excluded members take no room: a long token next to small arguments fits.
@@ -426,6 +445,39 @@ mod tests {
     }
 
     #[test]
+    fn known_values_of_excluded_members_are_stepped_over_with_the_same_result() {
+        let text = r#"{"_meta":{"a":[1,{"b":"}"}]},"name":"x","requestState":"s2.t\"ok","inputResponses":{"k":{"action":"accept"}},"arguments":{"requestState":1}}"#;
+        let value = parse(text.as_bytes(), &Limits::default()).unwrap();
+        let object = value.as_object().unwrap();
+        let field = |name| object.get(name).unwrap().raw();
+        let copy = std::vec::Vec::from(field("_meta"));
+        let encode = |known: &[&[u8]]| {
+            let mut bytes = Vec::new();
+            let mut sink = |b: &[u8]| bytes.extend_from_slice(b);
+            let done =
+                canonical_digest_small(value.raw(), &NON_SALIENT_PARAMS_KEYS, known, &mut sink);
+            assert_eq!(done, Some(Ok(())));
+            bytes
+        };
+        let reference = reference(text, &NON_SALIENT_PARAMS_KEYS);
+        // The located values, some of them, and slices that are no excluded member's value
+        // (equal bytes elsewhere, a kept member's value, a piece of it) give the same bytes.
+        let name = field("name");
+        for known in [
+            &[
+                field("_meta"),
+                field("requestState"),
+                field("inputResponses"),
+            ][..],
+            &[field("requestState")],
+            &[&copy[..], name, &name[..1]],
+            &[],
+        ] {
+            assert_eq!(encode(known), reference);
+        }
+    }
+
+    #[test]
     fn refuses_values_deeper_than_the_bound() {
         let depth = usize::from(CANONICAL_MAX_DEPTH);
         let deep = std::format!("{}{}", "[".repeat(depth + 1), "]".repeat(depth + 1));
@@ -436,13 +488,13 @@ mod tests {
         let value = parse(deep.as_bytes(), &limits).expect("within the parse bound");
         let mut sink = |_: &[u8]| {};
         assert_eq!(
-            canonical_digest_small(value.raw(), &[], &mut sink),
+            canonical_digest_small(value.raw(), &[], &[], &mut sink),
             Some(Err(TooDeep))
         );
         let fine = std::format!("{}{}", "[".repeat(depth), "]".repeat(depth));
         let value = parse(fine.as_bytes(), &limits).unwrap();
         assert_eq!(
-            canonical_digest_small(value.raw(), &[], &mut sink),
+            canonical_digest_small(value.raw(), &[], &[], &mut sink),
             Some(Ok(()))
         );
     }
@@ -463,7 +515,7 @@ mod tests {
             b"nul",
         ] {
             let mut sink = |_: &[u8]| {};
-            let _ = canonical_digest_small(junk, &NON_SALIENT_PARAMS_KEYS, &mut sink);
+            let _ = canonical_digest_small(junk, &NON_SALIENT_PARAMS_KEYS, &[], &mut sink);
         }
     }
 

@@ -1,7 +1,7 @@
 //! What every call knows about the request it serves.
 
 use super::{Config, Error, INVALID_STATE};
-use crate::json::{JsonStr, Object, Value, skip_value};
+use crate::json::{JsonStr, Object, Value};
 use crate::mrtr::{Ask, INVALID_RESPONSE, Response};
 use crate::protocol::{ClientCapabilities, Method, RequestMeta};
 use crate::rpc::Id;
@@ -49,18 +49,26 @@ pub struct RequestContext<'a> {
     pub(crate) prefix: Option<&'a BindingPrefix>,
 }
 
-/// Where the retry fields' values start in the params text, so that reading them does not
-/// walk the params again (past `_meta`, the arguments and a token): two 16-bit offsets, which
-/// fit in the context's padding (a device passes the context by value down deep stacks).
+/// Where the retry fields' values lie in the params text, so that reading them walks
+/// neither the params (past `_meta`, the arguments and a token) nor the field itself: a
+/// start and an end offset each, 16 bits wide, which fit in the context's padding (a device
+/// passes the context by value down deep stacks).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct RetryAt {
-    request_state: u16,
-    input_responses: u16,
+    request_state: FieldAt,
+    input_responses: FieldAt,
+}
+
+/// A retry field's value as `params[start..end]`, or [`ABSENT`] or [`FAR`] as its start.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct FieldAt {
+    start: u16,
+    end: u16,
 }
 
 /// The field is not in the params.
 const ABSENT: u16 = 0;
-/// The field is in params too long for a 16-bit offset: found by walking them.
+/// The field is in params too long for 16-bit offsets: found by walking them.
 const FAR: u16 = u16::MAX;
 
 impl RetryAt {
@@ -73,17 +81,26 @@ impl RetryAt {
         input_responses: Option<Value<'_>>,
     ) -> RetryAt {
         let text = params.map_or(&[][..], |p| p.as_value().raw());
-        let at = |field: Option<Value<'_>>| match field {
-            None => ABSENT,
-            Some(value) => {
-                // The field is a slice of the params' text; its offset, checked to be one.
-                let raw = value.raw();
-                let offset = (raw.as_ptr() as usize).wrapping_sub(text.as_ptr() as usize);
-                let inside = text.get(offset..offset.wrapping_add(raw.len())) == Some(raw);
-                match u16::try_from(offset) {
-                    Ok(at) if inside && at != ABSENT && at != FAR => at,
-                    _ => FAR,
+        let at = |field: Option<Value<'_>>| {
+            let Some(value) = field else {
+                return FieldAt {
+                    start: ABSENT,
+                    end: ABSENT,
+                };
+            };
+            // The field is a slice of the params' text; its offsets, checked to be one.
+            let raw = value.raw();
+            let offset = (raw.as_ptr() as usize).wrapping_sub(text.as_ptr() as usize);
+            let end = offset.wrapping_add(raw.len());
+            let inside = text.get(offset..end) == Some(raw);
+            match (u16::try_from(offset), u16::try_from(end)) {
+                (Ok(start), Ok(end)) if inside && start != ABSENT && end != FAR => {
+                    FieldAt { start, end }
                 }
+                _ => FieldAt {
+                    start: FAR,
+                    end: FAR,
+                },
             }
         };
         RetryAt {
@@ -141,16 +158,16 @@ impl<'a> RequestContext<'a> {
             .and_then(|v| v.as_str())
     }
 
-    /// The retry field `key` of the params, whose value starts at `at` (see [`RetryAt`]).
-    fn retry_field(&self, at: u16, key: &str) -> Option<Value<'a>> {
+    /// The retry field `key` of the params, whose value lies `at` (see [`RetryAt`]).
+    fn retry_field(&self, at: FieldAt, key: &str) -> Option<Value<'a>> {
         let params = self.params?;
-        match at {
+        match at.start {
             ABSENT => None,
             FAR => params.get(key),
-            at => {
+            start => {
                 let text = params.as_value().raw();
-                let end = skip_value(text, usize::from(at))?;
-                Some(Value::from_validated(text.get(usize::from(at)..end)?))
+                let value = text.get(usize::from(start)..usize::from(at.end))?;
+                Some(Value::from_validated(value))
             }
         }
     }
@@ -223,8 +240,15 @@ impl<'a> RequestContext<'a> {
     /// the next, so the canonical pass over the params runs here once for both.
     #[cfg(feature = "retry-prefix")]
     pub(crate) fn retry_prefix(&self) -> Option<BindingPrefix> {
-        self.request_state()?;
-        BindingPrefix::new(&self.binding(), self.config().state?)
+        let state = self.retry_field(self.retry_at.request_state, "requestState")?;
+        let responses = self.retry_field(self.retry_at.input_responses, "inputResponses");
+        // The members the binding leaves out, as the parse found them: stepped over unread.
+        let known = [
+            self.meta.raw.as_value().raw(),
+            state.raw(),
+            responses.map_or(&[][..], |r| r.raw()),
+        ];
+        BindingPrefix::new(&self.binding(), &known, self.config().state?)
     }
 
     /// The prefix the core's round driver made for this round, if any.
@@ -289,7 +313,7 @@ mod tests {
                 (true, 0) => text.find("\"s1.tok").unwrap() as u16,
                 (true, _) => FAR,
             };
-            assert_eq!(at.request_state, expected);
+            assert_eq!(at.request_state.start, expected);
             let ctx = RequestContext {
                 id: Id::Num(1),
                 method: Method::ToolsCall,
@@ -317,6 +341,9 @@ mod tests {
         let params = parse(br#"{"requestState":"x"}"#, &Limits::HOST).unwrap();
         let other = parse(br#""x""#, &Limits::HOST).unwrap();
         let at = RetryAt::new(params.as_object(), Some(other), None);
-        assert_eq!((at.request_state, at.input_responses), (FAR, ABSENT));
+        assert_eq!(
+            (at.request_state.start, at.input_responses.start),
+            (FAR, ABSENT)
+        );
     }
 }

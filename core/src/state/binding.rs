@@ -1,6 +1,6 @@
 //! What a token is bound to: the request it continues and who made it.
 
-use crate::json::{TooDeep, Value, canonical_digest_params};
+use crate::json::{TooDeep, Value, canonical_digest_params_known};
 use sha2::{Digest, Sha256};
 
 /// Domain label of the binding hash.
@@ -22,7 +22,7 @@ pub enum Principal<'a> {
 ///
 /// The MAC covers the method, the params minus only their top-level `_meta`, `requestState`
 /// and `inputResponses` (in canonical form: key order ignored, array order and number kind
-/// kept; see [`canonical_digest_params`]) and the principal. The JSON-RPC id is not bound: a
+/// kept; see [`canonical_digest_params`](crate::json::canonical_digest_params)) and the principal. The JSON-RPC id is not bound: a
 /// retry has a new one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Binding<'a> {
@@ -58,7 +58,18 @@ impl<'a> Binding<'a> {
     /// itself, saving the separate hash and its padding. (`sink` is a trait object so that
     /// the canonical emitters are compiled once for every caller, not once per closure: it
     /// is called once for params of a few hundred bytes.)
-    pub(crate) fn frame(&self, mut sink: &mut dyn FnMut(&[u8])) -> Result<(), TooDeep> {
+    pub(crate) fn frame(&self, sink: &mut dyn FnMut(&[u8])) -> Result<(), TooDeep> {
+        self.frame_known(&[], sink)
+    }
+
+    /// [`frame`](Self::frame), stepping over the values of the params' left-out members that
+    /// are `known` (whole values inside the params' text, as the request's parse returned
+    /// them) rather than walking them.
+    pub(crate) fn frame_known(
+        &self,
+        known: &[&[u8]],
+        mut sink: &mut dyn FnMut(&[u8]),
+    ) -> Result<(), TooDeep> {
         sink(&(self.method.len() as u64).to_be_bytes());
         sink(self.method.as_bytes());
         match self.principal {
@@ -69,6 +80,6 @@ impl<'a> Binding<'a> {
                 sink(id.as_bytes());
             }
         }
-        canonical_digest_params(self.params, &mut sink)
+        canonical_digest_params_known(self.params, known, &mut sink)
     }
 }

@@ -22,13 +22,15 @@ pub(crate) struct BindingPrefix {
 
 #[cfg_attr(not(feature = "retry-prefix"), allow(dead_code))]
 impl BindingPrefix {
-    /// Absorbs `binding` under the key `options` seals with; `None` when the params nest too
-    /// deep to frame (opening and sealing then fail on their own).
+    /// Absorbs `binding` under the key `options` seals with, stepping over the `known`
+    /// values of the params' left-out members (see [`Binding::frame_known`]); `None` when
+    /// the params nest too deep to frame (opening and sealing then fail on their own).
     pub(crate) fn new(
         binding: &Binding<'_>,
+        known: &[&[u8]],
         options: &StateOptions<impl KeySet + ?Sized>,
     ) -> Option<BindingPrefix> {
-        let mac = absorbed(binding, sealing_secret(options))?;
+        let mac = absorbed(binding, known, sealing_secret(options))?;
         Some(BindingPrefix { mac })
     }
 }
@@ -44,14 +46,17 @@ pub(crate) fn binding_mac(
 ) -> Option<TokenMac> {
     match prefix {
         Some(prefix) if core::ptr::eq(secret, sealing_secret(options)) => Some(prefix.mac.clone()),
-        _ => absorbed(binding, secret),
+        _ => absorbed(binding, &[], secret),
     }
 }
 
-/// The `s2.` MAC under `secret` with its label and the framed `binding` absorbed.
-fn absorbed(binding: &Binding<'_>, secret: &Secret) -> Option<TokenMac> {
+/// The `s2.` MAC under `secret` with its label and the framed `binding` absorbed (`known`
+/// as for [`Binding::frame_known`]).
+fn absorbed(binding: &Binding<'_>, known: &[&[u8]], secret: &Secret) -> Option<TokenMac> {
     let mut mac = secret.key().v2();
-    binding.frame(&mut |bytes: &[u8]| mac.update(bytes)).ok()?;
+    binding
+        .frame_known(known, &mut |bytes: &[u8]| mac.update(bytes))
+        .ok()?;
     Some(mac)
 }
 
@@ -95,7 +100,7 @@ mod tests {
     fn same_token(options: &StateOptions, made_with: &StateOptions) {
         let params = parse(PARAMS, &Limits::default()).unwrap();
         let binding = Binding::new("tools/call", Some(params), Principal::Id("alice"));
-        let prefix = BindingPrefix::new(&binding, made_with).unwrap();
+        let prefix = BindingPrefix::new(&binding, &[], made_with).unwrap();
         let (mut plain, mut continued) = ([0u8; MAX_TOKEN_LEN], [0u8; MAX_TOKEN_LEN]);
         let n = seal(br#"{"k":1}"#, &binding, options, NOW, &mut plain).unwrap();
         let m = seal_continuing(

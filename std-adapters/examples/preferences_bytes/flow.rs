@@ -9,7 +9,7 @@ use std::sync::LazyLock;
 use snodo_core::json::Writer;
 use snodo_core::mrtr::{Action, BuildError, Elicitation, FormSchema, Response};
 use snodo_core::server::{Done, Error, Reply, RequestContext};
-use snodo_core::state::OPEN_SCRATCH_LEN;
+use snodo_core::state::open_scratch_len;
 
 /// The question of the first leg.
 pub const COLOR_SCHEMA: &str = r#"{"type":"object","properties":{"color":{"type":"string","minLength":1}},"required":["color"]}"#;
@@ -52,18 +52,23 @@ pub enum Step<'b> {
     Final(&'b str),
 }
 
+/// The most state data these flows seal: a stage name and a color.
+const STATE_LEN: usize = 256;
+
 /// Scratch space one leg needs: an open-state scratch, the state to seal, the final text.
+/// The open scratch fits the state these flows seal, not any token's (a token this server
+/// did not seal fails to open anyway), so a leg zeroes about 1 KiB rather than 3.
 pub struct Scratch {
-    open: [u8; OPEN_SCRATCH_LEN],
-    state: [u8; 256],
+    open: [u8; open_scratch_len(STATE_LEN)],
+    state: [u8; STATE_LEN],
     text: [u8; 512],
 }
 
 impl Default for Scratch {
     fn default() -> Self {
         Scratch {
-            open: [0; OPEN_SCRATCH_LEN],
-            state: [0; 256],
+            open: [0; open_scratch_len(STATE_LEN)],
+            state: [0; STATE_LEN],
             text: [0; 512],
         }
     }
