@@ -429,6 +429,7 @@ fn finish(
         }
         Shape::InputRequired {
             requests,
+            several,
             state,
             unmet,
         } => {
@@ -446,7 +447,7 @@ fn finish(
                     "an input_required result needs inputRequests or requestState",
                 );
             }
-            if let Some((start, end)) = requests {
+            if let (Some((start, end)), true) = (requests, several) {
                 let unique = w
                     .written()
                     .and_then(|b| b.get(start..end))

@@ -18,6 +18,8 @@ pub struct InputRequired<'o> {
     pub(crate) ctx: RequestContext<'o>,
     pub(crate) any_member: bool,
     pub(crate) requests: Option<(usize, usize)>,
+    /// Whether more than one request was added (so keys could repeat).
+    pub(crate) several: bool,
     pub(crate) unmet: ClientCapabilities,
 }
 
@@ -42,6 +44,7 @@ impl<'o> InputRequired<'o> {
             }
             Some(_) => {
                 self.w.raw(b",");
+                self.several = true;
             }
         }
         self.w.str(key);
@@ -111,6 +114,7 @@ impl<'o> InputRequired<'o> {
         Done::input_required(
             self.w,
             self.requests.map(|(start, end)| (start, end + 1)),
+            self.several,
             state,
             self.unmet,
         )

@@ -100,8 +100,10 @@ pub(crate) enum Shape {
     Whole,
     /// An `input_required` result, still open.
     InputRequired {
-        /// Span of the `inputRequests` object (checked for unique keys).
+        /// Span of the `inputRequests` object (checked for unique keys when `several`).
         requests: Option<(usize, usize)>,
+        /// Whether it holds more than one request (only then can a key repeat).
+        several: bool,
         /// Whether `requestState` was written.
         state: bool,
         /// Capabilities the requests need that the request did not declare.
@@ -113,6 +115,7 @@ impl<'o> Done<'o> {
     pub(crate) fn input_required(
         w: Writer<'o>,
         requests: Option<(usize, usize)>,
+        several: bool,
         state: bool,
         unmet: crate::protocol::ClientCapabilities,
     ) -> Self {
@@ -120,6 +123,7 @@ impl<'o> Done<'o> {
             w,
             shape: Shape::InputRequired {
                 requests,
+                several,
                 state,
                 unmet,
             },
@@ -206,6 +210,7 @@ impl<'o, K> Reply<'o, K> {
             ctx: self.ctx,
             any_member: self.any,
             requests: None,
+            several: false,
             unmet: crate::protocol::ClientCapabilities::NONE,
         }
     }
