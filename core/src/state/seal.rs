@@ -57,8 +57,6 @@ pub(crate) fn seal_continuing(
     };
     // The MAC absorbs the binding, the key id and then the payload as it is encoded.
     let mut mac = binding_mac(binding, prefix, secret, options).ok_or(SealError::ParamsTooDeep)?;
-    mac.update(&(key_id.len() as u64).to_be_bytes());
-    mac.update(key_id);
 
     // s2.<key id>.
     let header_len = TOKEN_PREFIX.len() + key_id.len() + 1;
@@ -69,16 +67,22 @@ pub(crate) fn seal_continuing(
     id.copy_from_slice(key_id);
     dot.fill(b'.');
 
-    // <payload>: its head gathered first, so the encoder is called three times, not seven.
-    let mut head = PayloadHead::new();
+    // <payload>: the framed key id and the payload's head gathered first, so the MAC and
+    // the encoder are each called three times, not seven.
+    let mut head = Head::new();
     let mut digits = [0u8; 20];
+    head.push(&(key_id.len() as u64).to_be_bytes());
+    head.push(key_id);
+    let payload_from = head.len;
     head.push(PAYLOAD_IAT);
     head.push(decimal(now, &mut digits));
     head.push(PAYLOAD_EXP);
     head.push(decimal(exp, &mut digits));
     head.push(PAYLOAD_DATA);
+    mac.update(head.as_bytes());
     let mut payload = Base64Writer::new(rest);
-    for piece in [head.as_bytes(), data, PAYLOAD_END] {
+    payload.push(head.as_bytes().get(payload_from..).unwrap_or_default());
+    for piece in [data, PAYLOAD_END] {
         mac.update(piece);
         payload.push(piece);
     }
@@ -100,21 +104,23 @@ pub(crate) fn seal_continuing(
     Ok(signed_len + 1 + mac_len)
 }
 
-/// The payload up to its data: `{"iat":<digits>,"exp":<digits>,"data":`, at most 62 bytes
-/// (two times of at most 20 digits).
-struct PayloadHead {
-    bytes: [u8; 64],
+/// What the MAC absorbs between the binding and the data: the key id framed by its length
+/// (at most 40 bytes), then the payload up to its data, `{"iat":<digits>,"exp":<digits>,"data":`
+/// (at most 62 bytes: two times of at most 20 digits).
+struct Head {
+    bytes: [u8; 104],
     len: usize,
 }
 
-impl PayloadHead {
+impl Head {
     fn new() -> Self {
-        PayloadHead {
-            bytes: [0; 64],
+        Head {
+            bytes: [0; 104],
             len: 0,
         }
     }
 
+    #[inline(always)]
     fn push(&mut self, piece: &[u8]) {
         let end = self.len + piece.len();
         if let Some(into) = self.bytes.get_mut(self.len..end) {
