@@ -79,10 +79,28 @@ struct Pass<'a, 'k> {
 impl<'a> Pass<'a, '_> {
     /// Encodes the value at `i` (inside containers `depth` deep) and returns its end.
     fn value(&mut self, i: usize, depth: u16, excluded: &[&str]) -> Result<usize, Stop> {
-        let text = self.text;
-        match text.get(i) {
+        match self.text.get(i) {
             Some(b'{') => self.object(i, enter(depth)?, excluded),
             Some(b'[') => self.array(i, enter(depth)?),
+            _ => self.scalar(i),
+        }
+    }
+
+    /// [`value`](Self::value) for a member or an item: strings and literals, most of them,
+    /// are encoded in the caller's frame rather than in a call of the recursion.
+    #[inline(always)]
+    fn inner_value(&mut self, i: usize, depth: u16) -> Result<usize, Stop> {
+        match self.text.get(i) {
+            Some(b'{' | b'[') => self.value(i, depth, &[]),
+            _ => self.scalar(i),
+        }
+    }
+
+    /// Encodes the string or literal at `i` and returns its end.
+    #[inline(always)]
+    fn scalar(&mut self, i: usize) -> Result<usize, Stop> {
+        let text = self.text;
+        match text.get(i) {
             Some(b'"') => {
                 let (end, escaped) = string_end(text, i + 1).ok_or(Stop::Unfit)?;
                 self.string(i + 1, end - 1, escaped)?;
@@ -154,7 +172,7 @@ impl<'a> Pass<'a, '_> {
                 *self.members.get_mut(self.open).ok_or(Stop::Unfit)? = member;
                 self.open += 1;
                 self.string(span.0, span.1, escaped)?;
-                self.value(at, depth, &[])?
+                self.inner_value(at, depth)?
             };
             j = skip_ws(text, end);
             match text.get(j) {
@@ -228,7 +246,7 @@ impl<'a> Pass<'a, '_> {
             return Ok(j + 1);
         }
         loop {
-            let end = self.value(j, depth, &[])?;
+            let end = self.inner_value(j, depth)?;
             j = skip_ws(text, end);
             match text.get(j) {
                 Some(b',') => j = skip_ws(text, j + 1),
@@ -259,6 +277,7 @@ impl<'a> Pass<'a, '_> {
         )
     }
 
+    #[inline(always)]
     fn byte(&mut self, byte: u8) -> Result<(), Stop> {
         *self.out.get_mut(self.len).ok_or(Stop::Unfit)? = byte;
         self.len += 1;
@@ -268,6 +287,7 @@ impl<'a> Pass<'a, '_> {
     /// Copies `text[start..end]`. Short runs (most keys and numbers) are copied as a fixed
     /// 16 bytes when the text and the buffer both have them, the bytes past `end` being
     /// overwritten by what comes next: two moves instead of a call to copy.
+    #[inline(always)]
     fn text_bytes(&mut self, start: usize, end: usize) -> Result<(), Stop> {
         let len = end.saturating_sub(start);
         let to = self.len + len;
@@ -292,6 +312,7 @@ impl<'a> Pass<'a, '_> {
     }
 
     /// A tag and a length (unsigned LEB128).
+    #[inline(always)]
     fn header(&mut self, tag: u8, len: usize) -> Result<(), Stop> {
         // Most lengths take one byte: tag and length in one store.
         if let (Ok(short @ 0..0x80), Some(into)) =
@@ -315,12 +336,19 @@ impl<'a> Pass<'a, '_> {
 
     /// A string as its decoded text, from its escaped text `text[start..end]` (which holds
     /// a backslash only if `escaped`).
+    #[inline(always)]
     fn string(&mut self, start: usize, end: usize, escaped: bool) -> Result<(), Stop> {
         if !escaped {
             // Validated UTF-8 without escapes is its own decoded text.
             self.header(b's', end.saturating_sub(start))?;
             return self.text_bytes(start, end);
         }
+        self.escaped_string(start, end)
+    }
+
+    /// [`string`](Self::string) for a string with escapes (out of line: rare).
+    #[inline(never)]
+    fn escaped_string(&mut self, start: usize, end: usize) -> Result<(), Stop> {
         let text = JsonStr::from_validated(self.text.get(start..end).unwrap_or_default());
         self.header(b's', text.decoded_len())?;
         let mut utf8 = [0u8; 4];
@@ -348,6 +376,7 @@ fn narrow(i: usize) -> Result<u16, Stop> {
 
 /// Index just past the closing quote of the string whose contents start at `j`, and whether
 /// it holds an escape: one look at each byte for both.
+#[inline(always)]
 fn string_end(text: &[u8], mut j: usize) -> Option<(usize, bool)> {
     let mut escaped = false;
     loop {

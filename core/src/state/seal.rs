@@ -8,7 +8,7 @@ use super::options::StateOptions;
 use super::prefix::{BindingPrefix, binding_mac, sealing_key};
 use super::token::{
     DATA_LIMITS, MAX_DATA_LEN, PAYLOAD_DATA, PAYLOAD_END, PAYLOAD_EXP, PAYLOAD_IAT, TOKEN_PREFIX,
-    decimal, payload_len, token_len,
+    decimal, token_len,
 };
 use crate::json::parse;
 
@@ -51,7 +51,22 @@ pub(crate) fn seal_continuing(
         .ok_or(SealError::TimeOutOfRange)?;
     let (key_id, secret) = sealing_key(options);
 
-    let required = token_len(key_id.len(), payload_len(now, exp, data.len()));
+    // The framed key id and the payload's head, gathered first: the MAC and the encoder are
+    // each called three times, not seven.
+    let mut head = Head::new();
+    let mut digits = [0u8; 20];
+    head.push(&(key_id.len() as u64).to_be_bytes());
+    head.push(key_id);
+    let payload_from = head.len;
+    head.push(PAYLOAD_IAT);
+    head.push(decimal(now, &mut digits));
+    head.push(PAYLOAD_EXP);
+    head.push(decimal(exp, &mut digits));
+    head.push(PAYLOAD_DATA);
+    let payload_head = head.as_bytes().get(payload_from..).unwrap_or_default();
+
+    let payload_len = payload_head.len() + data.len() + PAYLOAD_END.len();
+    let required = token_len(key_id.len(), payload_len);
     let Some(out) = out.get_mut(..required) else {
         return Err(SealError::BufferTooSmall { required });
     };
@@ -67,21 +82,10 @@ pub(crate) fn seal_continuing(
     id.copy_from_slice(key_id);
     dot.fill(b'.');
 
-    // <payload>: the framed key id and the payload's head gathered first, so the MAC and
-    // the encoder are each called three times, not seven.
-    let mut head = Head::new();
-    let mut digits = [0u8; 20];
-    head.push(&(key_id.len() as u64).to_be_bytes());
-    head.push(key_id);
-    let payload_from = head.len;
-    head.push(PAYLOAD_IAT);
-    head.push(decimal(now, &mut digits));
-    head.push(PAYLOAD_EXP);
-    head.push(decimal(exp, &mut digits));
-    head.push(PAYLOAD_DATA);
+    // <payload>
     mac.update(head.as_bytes());
     let mut payload = Base64Writer::new(rest);
-    payload.push(head.as_bytes().get(payload_from..).unwrap_or_default());
+    payload.push(payload_head);
     for piece in [data, PAYLOAD_END] {
         mac.update(piece);
         payload.push(piece);

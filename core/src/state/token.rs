@@ -79,36 +79,68 @@ pub(crate) const fn token_len(id_len: usize, payload_len: usize) -> usize {
     TOKEN_PREFIX.len() + id_len + 1 + base64_len(payload_len) + 1 + MAC_TEXT_LEN
 }
 
-/// Length of the payload for these times and data.
-pub(crate) fn payload_len(iat: u64, exp: u64, data_len: usize) -> usize {
-    PAYLOAD_WRAPPER_LEN + decimal_len(iat) + decimal_len(exp) + data_len
-}
+/// The two digits of each number below 100, in order.
+const DIGIT_PAIRS: &[u8; 200] = b"\
+    0001020304050607080910111213141516171819\
+    2021222324252627282930313233343536373839\
+    4041424344454647484950515253545556575859\
+    6061626364656667686970717273747576777879\
+    8081828384858687888990919293949596979899";
 
-/// Digits of `n` in decimal.
-pub(crate) fn decimal_len(mut n: u64) -> usize {
-    let mut digits = 1;
-    while n >= 10 {
-        n /= 10;
-        digits += 1;
-    }
-    digits
-}
-
-/// Writes `n` in decimal into `buf` and returns the digits.
+/// Writes `n` in decimal into `buf` and returns the digits: two digits a division, since
+/// each division waits for the one before (the times of every seal are ten digits).
 pub(crate) fn decimal(n: u64, buf: &mut [u8; 20]) -> &[u8] {
     let mut i = buf.len();
     let mut n = n;
-    loop {
-        i -= 1;
-        if let Some(slot) = buf.get_mut(i) {
-            *slot = b'0' + (n % 10) as u8;
+    let mut put = |i: usize, pair: u64, len: usize| {
+        let at = pair as usize * 2 + 2 - len;
+        if let (Some(into), Some(from)) = (buf.get_mut(i..i + len), DIGIT_PAIRS.get(at..at + 2)) {
+            into.copy_from_slice(from.get(..len).unwrap_or_default());
         }
-        n /= 10;
-        if n == 0 || i == 0 {
-            break;
+    };
+    while n >= 100 {
+        i -= 2;
+        put(i, n % 100, 2);
+        n /= 100;
+    }
+    let len = if n >= 10 { 2 } else { 1 };
+    i -= len;
+    put(i, n, len);
+    buf.get(i..).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod decimal_tests {
+    extern crate std;
+
+    use super::decimal;
+    use std::string::ToString;
+
+    #[test]
+    fn decimal_writes_every_number_as_rust_does() {
+        let mut buf = [0u8; 20];
+        let mut numbers = std::vec![
+            0,
+            1,
+            9,
+            10,
+            11,
+            99,
+            100,
+            101,
+            999,
+            1000,
+            u64::MAX,
+            u64::MAX - 1
+        ];
+        numbers.extend((0..64).map(|k| 1u64 << k));
+        numbers.extend((1..20).map(|k| 10u64.pow(k) - 1));
+        numbers.extend((1..20).map(|k| 10u64.pow(k)));
+        numbers.push(1_800_000_000);
+        for n in numbers {
+            assert_eq!(decimal(n, &mut buf), n.to_string().as_bytes(), "{n}");
         }
     }
-    buf.get(i..).unwrap_or_default()
 }
 
 /// The parts of a token, located but not yet verified.
