@@ -2,7 +2,7 @@
 //! the object: reading a property looks up several keywords and checks that no others are
 //! present, and each of those was a walk of its own on every answer checked.
 
-use crate::json::{Object, Value};
+use crate::json::{JsonStr, Object, Value};
 
 /// The keywords a property schema or a multi select's `items` may use.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -98,7 +98,7 @@ impl<'a> Keywords<'a> {
             unknown: false,
         };
         for (key, value) in o {
-            let found = NAMES.iter().position(|name| key.eq_str(name));
+            let found = keyword_index(key);
             let span = span_in(text, value.raw());
             match (
                 found,
@@ -137,6 +137,35 @@ impl<'a> Keywords<'a> {
     }
 }
 
+/// The index in [`NAMES`] of the keyword `key` names, if any. A name without escapes (every
+/// schema a person writes) is matched on its bytes in one `match`; an escaped one is decoded
+/// and compared with each name.
+fn keyword_index(key: JsonStr<'_>) -> Option<usize> {
+    let keyword = match key.raw() {
+        b"type" => Keyword::Type,
+        b"title" => Keyword::Title,
+        b"description" => Keyword::Description,
+        b"default" => Keyword::Default,
+        b"enum" => Keyword::Enum,
+        b"enumNames" => Keyword::EnumNames,
+        b"oneOf" => Keyword::OneOf,
+        b"anyOf" => Keyword::AnyOf,
+        b"items" => Keyword::Items,
+        b"minLength" => Keyword::MinLength,
+        b"maxLength" => Keyword::MaxLength,
+        b"format" => Keyword::Format,
+        b"minimum" => Keyword::Minimum,
+        b"maximum" => Keyword::Maximum,
+        b"minItems" => Keyword::MinItems,
+        b"maxItems" => Keyword::MaxItems,
+        raw if raw.contains(&b'\\') => {
+            return NAMES.iter().position(|name| key.eq_str(name));
+        }
+        _ => return None,
+    };
+    Some(keyword as usize)
+}
+
 /// Where `part`, a slice of `text`, lies in it (`None` for a slice of other text, which the
 /// member walk never gives, or offsets past 32 bits).
 fn span_in(text: &[u8], part: &[u8]) -> Option<(u32, u32)> {
@@ -150,6 +179,8 @@ fn span_in(text: &[u8], part: &[u8]) -> Option<(u32, u32)> {
 
 #[cfg(test)]
 mod tests {
+    extern crate std;
+
     use super::*;
     use crate::json::{Limits, parse};
 
@@ -175,6 +206,20 @@ mod tests {
         let k = keywords(r#"{"type":"string","pattern":"x"}"#);
         assert!(!k.only(text), "an unknown member is refused by every set");
         assert!(k.contains(Keyword::Type));
+    }
+
+    #[test]
+    fn each_name_plain_or_escaped_is_its_keyword() {
+        for (i, name) in NAMES.iter().enumerate() {
+            let plain = std::format!("\"{name}\"");
+            let escaped = std::format!("\"\\u{:04x}{}\"", name.as_bytes()[0], &name[1..]);
+            for text in [plain, escaped] {
+                let key = parse(text.as_bytes(), &Limits::default()).unwrap();
+                assert_eq!(keyword_index(key.as_str().unwrap()), Some(i), "{text}");
+            }
+        }
+        let other = parse(br#""typo""#, &Limits::default()).unwrap();
+        assert_eq!(keyword_index(other.as_str().unwrap()), None);
     }
 
     #[test]
