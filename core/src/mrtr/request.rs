@@ -103,18 +103,24 @@ impl<'r> Elicitation<'r> {
         }
     }
 
+    /// Writes the params object. The keys and the mode are constants that need no escaping,
+    /// so they are copied as they are.
     fn write_params(&self, w: &mut Writer<'_>) {
-        w.object(|o| match self.mode {
+        match self.mode {
             ElicitMode::Form(schema) => {
-                o.str("mode", "form").str("message", self.message);
-                o.value("requestedSchema", schema);
+                w.raw(b"{\"mode\":\"form\",\"message\":");
+                w.str(self.message);
+                w.raw(b",\"requestedSchema\":");
+                w.value(schema);
             }
             ElicitMode::Url(url) => {
-                o.str("mode", "url")
-                    .str("message", self.message)
-                    .str("url", url);
+                w.raw(b"{\"mode\":\"url\",\"message\":");
+                w.str(self.message);
+                w.raw(b",\"url\":");
+                w.str(url);
             }
-        });
+        }
+        w.raw(b"}");
     }
 }
 
@@ -186,16 +192,18 @@ impl InputRequest<'_> {
 
     /// Writes `{"method":…,"params":…}`.
     pub(crate) fn write(&self, w: &mut Writer<'_>) {
-        w.raw(b"{\"method\":");
-        w.str(self.method());
-        w.raw(b",\"params\":");
+        // The method names need no escaping either.
         match self {
-            InputRequest::Elicit(e) => e.write_params(w),
+            InputRequest::Elicit(e) => {
+                w.raw(b"{\"method\":\"elicitation/create\",\"params\":");
+                e.write_params(w);
+            }
             InputRequest::CreateMessage(m) => {
+                w.raw(b"{\"method\":\"sampling/createMessage\",\"params\":");
                 w.value(m.params);
             }
             InputRequest::ListRoots => {
-                w.raw(b"{}");
+                w.raw(b"{\"method\":\"roots/list\",\"params\":{}");
             }
         }
         w.raw(b"}");
