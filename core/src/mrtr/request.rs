@@ -3,6 +3,7 @@
 
 use super::BuildError;
 use super::check;
+use super::check::form::FormShape;
 use crate::json::{Limits, Value, Writer, parse};
 use crate::protocol::ClientCapabilities;
 
@@ -22,7 +23,7 @@ pub struct Elicitation<'r> {
 
 #[derive(Clone, Copy, Debug)]
 enum ElicitMode<'r> {
-    Form(Value<'r>),
+    Form(FormSchema<'r>),
     Url(&'r str),
 }
 
@@ -43,7 +44,11 @@ enum ElicitMode<'r> {
 /// # Ok::<(), snodo_core::mrtr::BuildError>(())
 /// ```
 #[derive(Clone, Copy, Debug)]
-pub struct FormSchema<'r>(Value<'r>);
+pub struct FormSchema<'r> {
+    schema: Value<'r>,
+    /// Where its properties are and which are required, for checking answers.
+    shape: Option<FormShape>,
+}
 
 impl<'r> FormSchema<'r> {
     /// Parses and checks JSON text of the restricted flat schema (an object of primitive
@@ -52,12 +57,24 @@ impl<'r> FormSchema<'r> {
         let schema = parse(requested_schema.as_bytes(), &BUILD_LIMITS)
             .map_err(|_| BuildError::new("requestedSchema is not valid JSON"))?;
         check::form::check_schema(schema)?;
-        Ok(FormSchema(schema))
+        Ok(FormSchema {
+            schema,
+            shape: FormShape::of(schema),
+        })
     }
 
     /// The schema.
     pub fn as_value(&self) -> Value<'r> {
-        self.0
+        self.schema
+    }
+
+    /// Whether `content`, an `accept` answer's content, satisfies the schema (see
+    /// [`check::form::check_content`]).
+    pub(crate) fn accepts(&self, content: Value<'_>) -> bool {
+        match self.shape {
+            Some(shape) => shape.check_content(self.schema, content),
+            None => check::form::check_content(self.schema, content),
+        }
     }
 }
 
@@ -72,7 +89,7 @@ impl<'r> Elicitation<'r> {
     pub const fn with_form(message: &'r str, schema: FormSchema<'r>) -> Self {
         Elicitation {
             message,
-            mode: ElicitMode::Form(schema.0),
+            mode: ElicitMode::Form(schema),
         }
     }
 
@@ -89,6 +106,11 @@ impl<'r> Elicitation<'r> {
 
     /// The form schema, for form mode.
     pub fn form_schema(&self) -> Option<Value<'r>> {
+        self.checked_form().map(|form| form.as_value())
+    }
+
+    /// The checked form schema, for form mode.
+    pub(crate) fn checked_form(&self) -> Option<FormSchema<'r>> {
         match self.mode {
             ElicitMode::Form(schema) => Some(schema),
             ElicitMode::Url(_) => None,
@@ -111,7 +133,7 @@ impl<'r> Elicitation<'r> {
                 w.raw(b"{\"mode\":\"form\",\"message\":");
                 w.str(self.message);
                 w.raw(b",\"requestedSchema\":");
-                w.value(schema);
+                w.value(schema.as_value());
             }
             ElicitMode::Url(url) => {
                 w.raw(b"{\"mode\":\"url\",\"message\":");

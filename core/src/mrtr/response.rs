@@ -77,10 +77,10 @@ impl Ask for Elicitation<'_> {
 
     fn read<'a>(&self, answer: Value<'a>) -> Option<ElicitAnswer<'a>> {
         let (action, content) = check::elicit_result::read(answer)?;
-        let content = match (action, self.form_schema()) {
+        let content = match (action, self.checked_form()) {
             (Action::Accept, Some(schema)) => {
                 let content = content?;
-                if !check::form::check_content(schema, content.as_value()) {
+                if !schema.accepts(content.as_value()) {
                     return None;
                 }
                 Some(content)

@@ -133,13 +133,8 @@ pub fn check_content(schema: Value<'_>, content: Value<'_>) -> bool {
     let Some(content) = content.as_object() else {
         return false;
     };
-    for (name, property) in properties {
-        let Ok(property) = Property::read(property) else {
-            return false;
-        };
-        if lookup(content, name).is_some_and(|value| !property.accepts(value)) {
-            return false;
-        }
+    if properties_accept(properties, content).is_none() {
+        return false;
     }
     match required {
         None => true,
@@ -149,6 +144,80 @@ pub fn check_content(schema: Value<'_>, content: Value<'_>) -> bool {
                     .is_some_and(|name| lookup(content, name).is_some())
             })
         }),
+    }
+}
+
+/// Whether each declared property `content` holds satisfies it: then `Some` of the set of
+/// those held (bit `i` for the `i`-th property, the first 64 of them).
+fn properties_accept(properties: Object<'_>, content: Object<'_>) -> Option<u64> {
+    let mut held = 0;
+    for (i, (name, property)) in properties.into_iter().enumerate() {
+        let property = Property::read(property).ok()?;
+        if let Some(value) = lookup(content, name) {
+            if !property.accepts(value) {
+                return None;
+            }
+            held |= 1u64.checked_shl(i as u32).unwrap_or(0);
+        }
+    }
+    Some(held)
+}
+
+/// What checking an answer needs of a schema that passed [`check_schema`], found once when
+/// it was checked: where its `properties` lie in its text and which of them are required,
+/// so that an answer is checked without walking the schema's top level or its `required`
+/// list again.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct FormShape {
+    /// `properties`' value: its start and end in the schema's text.
+    properties: (u16, u16),
+    /// Bit `i` set: the `i`-th property is required.
+    required: u64,
+}
+
+impl FormShape {
+    /// The shape of `schema` (checked by [`check_schema`]); `None` for a schema of more than
+    /// 64 properties or of more than 64 KiB, whose answers are checked by [`check_content`].
+    pub(crate) fn of(schema: Value<'_>) -> Option<FormShape> {
+        let o = schema.as_object()?;
+        let properties = o.get("properties")?;
+        let names = properties.as_object()?;
+        if names.iter().count() > 64 {
+            return None;
+        }
+        let mut required = 0;
+        if let Some(list) = o.get("required") {
+            for name in list.as_array()?.iter() {
+                let name = name.as_str()?;
+                let i = Iterator::position(&mut names.iter(), |(key, _)| key == name)?;
+                required |= 1u64.checked_shl(i as u32)?;
+            }
+        }
+        let text = schema.raw();
+        let start = (properties.raw().as_ptr() as usize).wrapping_sub(text.as_ptr() as usize);
+        let end = start.checked_add(properties.raw().len())?;
+        if text.get(start..end) != Some(properties.raw()) {
+            return None;
+        }
+        Some(FormShape {
+            properties: (u16::try_from(start).ok()?, u16::try_from(end).ok()?),
+            required,
+        })
+    }
+
+    /// [`check_content`] for the schema this shape was taken of.
+    pub(crate) fn check_content(self, schema: Value<'_>, content: Value<'_>) -> bool {
+        let (start, end) = (
+            usize::from(self.properties.0),
+            usize::from(self.properties.1),
+        );
+        let properties = schema.raw().get(start..end).map(Value::from_validated);
+        let (Some(properties), Some(content)) =
+            (properties.and_then(|p| p.as_object()), content.as_object())
+        else {
+            return false;
+        };
+        properties_accept(properties, content).is_some_and(|held| self.required & !held == 0)
     }
 }
 

@@ -5,6 +5,50 @@ fn v(text: &str) -> Value<'_> {
     parse(text.as_bytes(), &Limits::default()).unwrap()
 }
 
+/// [`super::check_content`], and for a schema that passes [`check_schema`] the check through
+/// its [`FormShape`] (what a built `FormSchema` uses), which must agree with it.
+fn check_content(schema: Value<'_>, content: Value<'_>) -> bool {
+    let verdict = super::check_content(schema, content);
+    if check_schema(schema).is_ok() {
+        let shape = FormShape::of(schema).expect("a checked schema of a few properties");
+        assert_eq!(
+            shape.check_content(schema, content),
+            verdict,
+            "{:?} {:?}",
+            core::str::from_utf8(schema.raw()),
+            core::str::from_utf8(content.raw())
+        );
+    }
+    verdict
+}
+
+#[test]
+fn a_shape_is_taken_of_checked_schemas_of_up_to_64_properties() {
+    let properties = |n: usize| {
+        let p: std::vec::Vec<_> = (0..n)
+            .map(|i| std::format!(r#""p{i}":{{"type":"boolean"}}"#))
+            .collect();
+        std::format!(
+            r#"{{"type":"object","properties":{{{}}},"required":["p{}"]}}"#,
+            p.join(","),
+            n - 1
+        )
+    };
+    let (wide, wider) = (properties(64), properties(65));
+    let wide = v(&wide);
+    let shape = FormShape::of(wide).expect("64 properties");
+    assert!(
+        !shape.check_content(wide, v(r#"{"p0":true}"#)),
+        "p63 is required"
+    );
+    assert!(shape.check_content(wide, v(r#"{"p63":false}"#)));
+    assert_eq!(
+        FormShape::of(v(&wider)),
+        None,
+        "checked by check_content instead"
+    );
+}
+
 fn schema(text: &str) -> Result<(), &'static str> {
     check_schema(v(text)).map_err(|e| e.reason)
 }
