@@ -47,7 +47,7 @@ enum ElicitMode<'r> {
 pub struct FormSchema<'r> {
     schema: Value<'r>,
     /// Where its properties are and which are required, for checking answers.
-    shape: Option<FormShape>,
+    shape: FormShape,
 }
 
 impl<'r> FormSchema<'r> {
@@ -71,10 +71,7 @@ impl<'r> FormSchema<'r> {
     /// Whether `content`, an `accept` answer's content, satisfies the schema (see
     /// [`check::form::check_content`]).
     pub(crate) fn accepts(&self, content: Value<'_>) -> bool {
-        match self.shape {
-            Some(shape) => shape.check_content(self.schema, content),
-            None => check::form::check_content(self.schema, content),
-        }
+        self.shape.check_content(self.schema, content)
     }
 }
 

@@ -148,8 +148,8 @@ pub fn check_content(schema: Value<'_>, content: Value<'_>) -> bool {
 }
 
 /// Whether each declared property `content` holds satisfies it: then `Some` of the set of
-/// those held (bit `i` for the `i`-th property, the first 64 of them).
-fn properties_accept(properties: Object<'_>, content: Object<'_>) -> Option<u64> {
+/// those held (bit `i` for the `i`-th property, the first 32 of them).
+fn properties_accept(properties: Object<'_>, content: Object<'_>) -> Option<u32> {
     let mut held = 0;
     for (i, (name, property)) in properties.into_iter().enumerate() {
         let property = Property::read(property).ok()?;
@@ -157,7 +157,7 @@ fn properties_accept(properties: Object<'_>, content: Object<'_>) -> Option<u64>
             if !property.accepts(value) {
                 return None;
             }
-            held |= 1u64.checked_shl(i as u32).unwrap_or(0);
+            held |= 1u32.checked_shl(i as u32).unwrap_or(0);
         }
     }
     Some(held)
@@ -166,23 +166,34 @@ fn properties_accept(properties: Object<'_>, content: Object<'_>) -> Option<u64>
 /// What checking an answer needs of a schema that passed [`check_schema`], found once when
 /// it was checked: where its `properties` lie in its text and which of them are required,
 /// so that an answer is checked without walking the schema's top level or its `required`
-/// list again.
+/// list again. Eight bytes: it sits in every form elicitation, on a device's stack too.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct FormShape {
-    /// `properties`' value: its start and end in the schema's text.
+    /// `properties`' value: its start and end in the schema's text (both 0 in
+    /// [`FormShape::NONE`]).
     properties: (u16, u16),
     /// Bit `i` set: the `i`-th property is required.
-    required: u64,
+    required: u32,
 }
 
 impl FormShape {
-    /// The shape of `schema` (checked by [`check_schema`]); `None` for a schema of more than
-    /// 64 properties or of more than 64 KiB, whose answers are checked by [`check_content`].
-    pub(crate) fn of(schema: Value<'_>) -> Option<FormShape> {
+    /// No shape taken: answers are checked by [`check_content`].
+    pub(crate) const NONE: FormShape = FormShape {
+        properties: (0, 0),
+        required: 0,
+    };
+
+    /// The shape of `schema` (checked by [`check_schema`]); [`FormShape::NONE`] for a schema
+    /// of more than 32 properties or of more than 64 KiB.
+    pub(crate) fn of(schema: Value<'_>) -> FormShape {
+        Self::taken(schema).unwrap_or(Self::NONE)
+    }
+
+    fn taken(schema: Value<'_>) -> Option<FormShape> {
         let o = schema.as_object()?;
         let properties = o.get("properties")?;
         let names = properties.as_object()?;
-        if names.iter().count() > 64 {
+        if names.iter().count() > 32 {
             return None;
         }
         let mut required = 0;
@@ -190,7 +201,7 @@ impl FormShape {
             for name in list.as_array()?.iter() {
                 let name = name.as_str()?;
                 let i = Iterator::position(&mut names.iter(), |(key, _)| key == name)?;
-                required |= 1u64.checked_shl(i as u32)?;
+                required |= 1u32.checked_shl(i as u32)?;
             }
         }
         let text = schema.raw();
@@ -205,8 +216,12 @@ impl FormShape {
         })
     }
 
-    /// [`check_content`] for the schema this shape was taken of.
+    /// Whether `content` satisfies `schema`, the schema this shape was taken of, as
+    /// [`check_content`] decides.
     pub(crate) fn check_content(self, schema: Value<'_>, content: Value<'_>) -> bool {
+        if self == Self::NONE {
+            return check_content(schema, content);
+        }
         let (start, end) = (
             usize::from(self.properties.0),
             usize::from(self.properties.1),
