@@ -54,10 +54,11 @@ pub(super) fn canonical_digest_small<S: DigestSink + ?Sized>(
         members: [Member::default(); MEMBERS],
         open: 0,
         known,
+        swapped: false,
     };
     match pass.value(0, 0, excluded) {
         Ok(end) if end == text.len() => {
-            sink.update(pass.out.get(..pass.len).unwrap_or_default());
+            sink.update(pass.encoding());
             Some(Ok(()))
         }
         Err(Stop::TooDeep) => Some(Err(TooDeep)),
@@ -74,6 +75,9 @@ struct Pass<'a, 'k> {
     open: usize,
     /// Values of excluded members already located in `text`.
     known: &'k [&'k [u8]],
+    /// The root is an object of two members out of key order, left in text order: see
+    /// [`Pass::encoding`].
+    swapped: bool,
 }
 
 impl<'a> Pass<'a, '_> {
@@ -178,7 +182,13 @@ impl<'a> Pass<'a, '_> {
             match text.get(j) {
                 Some(b',') => j = skip_ws(text, j + 1),
                 Some(b'}') => {
-                    if !in_order {
+                    let root_pair = first == 0
+                        && self.open == 2
+                        && self.members.first().is_some_and(|m| m.start == 1);
+                    if root_pair && !in_order {
+                        // A tool call's `name` and `arguments`, most often: see `encoding`.
+                        self.swapped = true;
+                    } else if !in_order {
                         self.order(first);
                     }
                     self.open = first;
@@ -188,6 +198,37 @@ impl<'a> Pass<'a, '_> {
                 _ => return Err(Stop::Unfit),
             }
         }
+    }
+
+    /// The whole encoding, once the pass is done. A root object of two members out of key
+    /// order (`{` A B `}`) was left so: rather than rotating the larger part of the buffer,
+    /// A is copied past B over the closing brace, an opening brace is put just before B,
+    /// and the encoding is `{` B A `}` from there. Without room for the copy, the members
+    /// are rotated as any other object's.
+    fn encoding(&mut self) -> &[u8] {
+        if self.swapped {
+            let b = self.members.get(1).map_or(0, |m| usize::from(m.start));
+            let close = self.len.saturating_sub(1);
+            // `{` B A `}` runs from just before B to one past A's copy.
+            let end = close + b;
+            if b >= 2 && b < close && end <= ENCODED {
+                self.out.copy_within(1..b, close);
+                if let Some(open) = self.out.get_mut(b - 1) {
+                    *open = b'{';
+                }
+                if let Some(last) = self.out.get_mut(end - 1) {
+                    *last = b'}';
+                }
+                return self.out.get(b - 1..end).unwrap_or_default();
+            }
+            // The two members' encodings end before the closing brace.
+            self.len = close;
+            self.open = 2;
+            self.order(0);
+            self.open = 0;
+            self.len = close + 1;
+        }
+        self.out.get(..self.len).unwrap_or_default()
     }
 
     /// Puts the members from `first` on (the open object's, whose encodings run to the end
@@ -471,6 +512,25 @@ mod tests {
             one_pass(&many, &[]).expect("fits").unwrap(),
             reference(&many, &[])
         );
+    }
+
+    #[test]
+    fn a_root_pair_out_of_order_is_encoded_swapped_with_or_without_room_to_copy() {
+        let big = "y".repeat(280);
+        for text in [
+            std::format!(r#"{{"name":"x","arguments":{{"b":"{big}","a":1}}}}"#),
+            // The first member is too long to copy past the second: rotated instead.
+            std::format!(r#"{{"b":"{big}","a":1}}"#),
+            std::format!(r#"{{"b":1,"a":"{big}"}}"#),
+            r#"{"b":1,"a":2}"#.into(),
+            r#"{"a":1,"b":2}"#.into(),
+            r#"{"_meta":{},"b":1,"a":2,"requestState":"s"}"#.into(),
+        ] {
+            for excluded in [&[][..], &NON_SALIENT_PARAMS_KEYS[..]] {
+                let encoded = one_pass(&text, excluded).expect("fits").unwrap();
+                assert_eq!(encoded, reference(&text, excluded), "{text}");
+            }
+        }
     }
 
     #[test]
