@@ -31,7 +31,7 @@ use snodo_core::rpc::{self, Incoming as Message};
 use tokio::net::TcpListener;
 use tokio::sync::mpsc;
 
-use snodo_core::legacy::HttpRoute;
+use snodo_core::legacy::{EraSupport, HttpRoute};
 use tokio::sync::watch;
 
 use super::device::{Answer, Device, DeviceError};
@@ -104,7 +104,7 @@ impl BridgeService {
         };
         let parsed = rpc::parse(&body, &Limits::HOST);
         if let Ok(message) = &parsed {
-            match legacy::classify(message, &parts.headers, config.eras) {
+            match legacy::classify(message, &parts.headers, EraSupport::Both) {
                 Ok(HttpRoute::Modern) => {}
                 Ok(route) => {
                     let side = &*self.legacy;
@@ -120,7 +120,7 @@ impl BridgeService {
                     return self.legacy_post(prepared, body).await;
                 }
                 Err(mismatch) => {
-                    return match legacy::refuse_era(mismatch, message, config.eras) {
+                    return match legacy::refuse_era(mismatch, message, EraSupport::Both) {
                         Out::Reply(reply, status) => json(status, reply),
                         _ => empty(StatusCode::BAD_REQUEST),
                     };

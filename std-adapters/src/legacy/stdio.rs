@@ -4,10 +4,9 @@
 //! era is decided each line is parsed for its signal (`initialize` → legacy; the `_meta`
 //! envelope or `server/discover` → modern; anything else is served the modern way and
 //! decides nothing). Once the connection is modern every line takes the modern path
-//! unparsed, as on a modern-only server, except a late `initialize`: answered -32601 saying
-//! the connection speaks 2026-07-28 (a modern-only server's -32601 says it speaks nothing
-//! else); only a line holding the text `"initialize"` is parsed for it. On a legacy
-//! connection a modern request is refused with -32600 naming the versions served.
+//! unparsed, as on a modern-only server; the core answers a late `initialize` there -32601,
+//! saying why in the server's terms ([`Config::eras`](snodo_core::server::Config::eras)). On
+//! a legacy connection a modern request is refused with -32600 naming the versions served.
 //!
 //! On a legacy connection the first `initialize` opens the process's [`Session`]
 //! ([`Legacy::open`]); later messages go through [`Session::step`] in the same read. The
@@ -167,11 +166,6 @@ impl Legacy {
     ) -> Read<'l> {
         let era = self.era();
         if era == Some(Era::Modern) {
-            if self.support.serves(Era::Legacy) {
-                if let Some(id) = late_initialize(line, limits) {
-                    return written(out, line, |w| refuse_late_initialize(w, id));
-                }
-            }
             return Read::Modern;
         }
         // A line that does not parse is answered by the modern path, which says why in the
@@ -198,7 +192,7 @@ impl Legacy {
             Ok(Era::Modern) => return Read::Modern,
             Ok(Era::Legacy) => {}
             // `initialize` where the connection cannot be legacy gets the modern path's
-            // answer, as from a modern-only server: -32601 naming 2026-07-28.
+            // answer: -32601 saying why, in the server's terms.
             Err(EraMismatch::NotServed(Era::Legacy) | EraMismatch::InitializeOnModern) => {
                 return Read::Modern;
             }
@@ -509,35 +503,6 @@ fn written(out: &mut Vec<u8>, line: &[u8], write: impl FnOnce(&mut Writer<'_>)) 
     let mut w = Writer::new(room(out, line));
     write(&mut w);
     w.finish().map_or(Read::Taken, Read::Reply)
-}
-
-/// The id of `line` when it is an `initialize` request. Only a line holding the text
-/// `"initialize"` is parsed, so the modern path keeps its one parse per message.
-fn late_initialize<'l>(line: &'l [u8], limits: &Limits) -> Option<Id<'l>> {
-    memchr::memmem::find(line, b"\"initialize\"")?;
-    let message = rpc::parse(line, limits).ok()?;
-    (signal(&message) == Signal::Initialize)
-        .then(|| request_id(&message))
-        .flatten()
-}
-
-/// `initialize` on a connection a 2026-07-28 request made modern, on a server that also
-/// speaks 2025-11-25: -32601 (the method is not one of this connection's), saying why and
-/// naming the version the connection speaks.
-fn refuse_late_initialize(w: &mut Writer<'_>, id: Id<'_>) {
-    rpc::write_error(
-        w,
-        Some(id),
-        ErrorCode::METHOD_NOT_FOUND,
-        EraMismatch::InitializeOnModern.message(),
-        Some(&|w: &mut Writer<'_>| {
-            w.raw(b"{\"supported\":");
-            w.array(|a| {
-                a.str(snodo_core::protocol::PROTOCOL_VERSION);
-            });
-            w.raw(b"}");
-        }),
-    );
 }
 
 fn request_id<'l>(message: &Incoming<'l>) -> Option<Id<'l>> {
