@@ -85,7 +85,7 @@ pub fn signal(message: &Incoming<'_>) -> Signal {
     let (method, params) = match message {
         Incoming::Request(r) => (r.method, r.params),
         Incoming::Notification(n) => (n.method, n.params),
-        Incoming::Response => return Signal::Neutral,
+        Incoming::Response(_) => return Signal::Neutral,
     };
     let is_request = matches!(message, Incoming::Request(_));
     if is_request && method.eq_str("initialize") {

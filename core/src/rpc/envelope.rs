@@ -25,6 +25,18 @@ pub struct Notification<'a> {
     pub params: Option<Object<'a>>,
 }
 
+/// A response from the peer: the answer to a request this side sent, with what a caller
+/// needs to route and read it (the scan that found it noted them).
+#[derive(Clone, Copy, Debug)]
+pub struct Response<'a> {
+    /// The id of the request it answers.
+    pub id: Id<'a>,
+    /// `result`, when present (any JSON value, as it arrived).
+    pub result: Option<Value<'a>>,
+    /// `error`, when present (any JSON value, as it arrived).
+    pub error: Option<Value<'a>>,
+}
+
 /// One well-formed incoming message.
 #[derive(Clone, Copy, Debug)]
 pub enum Incoming<'a> {
@@ -32,8 +44,9 @@ pub enum Incoming<'a> {
     Request(Request<'a>),
     /// A notification.
     Notification(Notification<'a>),
-    /// A response from the peer (MCP 2026-07-28 servers send no requests, so it is dropped).
-    Response,
+    /// A response from the peer, with at least one of `result` and `error` (MCP 2026-07-28
+    /// servers send no requests, so a server drops it; the legacy bridge routes it by id).
+    Response(Response<'a>),
 }
 
 /// A message that must be answered with an error (`id` is `None` when it could not be read).
@@ -109,8 +122,14 @@ pub(crate) fn parse_visiting<'a, V: Visitor<'a>>(
         return Err(Rejected::invalid(id, "jsonrpc must be \"2.0\""));
     }
     let Some(method) = fields.method else {
-        if id.is_some() && (fields.result || fields.error) {
-            return Ok(Incoming::Response);
+        if let Some(id) = id {
+            if fields.result.is_some() || fields.error.is_some() {
+                return Ok(Incoming::Response(Response {
+                    id,
+                    result: fields.result,
+                    error: fields.error,
+                }));
+            }
         }
         return Err(Rejected::invalid(id, "The method is missing"));
     };
@@ -138,8 +157,8 @@ struct Fields<'a> {
     jsonrpc: Option<Value<'a>>,
     method: Option<Value<'a>>,
     params: Option<Value<'a>>,
-    result: bool,
-    error: bool,
+    result: Option<Value<'a>>,
+    error: Option<Value<'a>>,
 }
 
 /// Notes the members of the root object, and passes what is inside `params` on.
@@ -180,9 +199,9 @@ impl<'a, V: Visitor<'a>> Visitor<'a> for Envelope<'a, '_, V> {
         } else if key.is("params") {
             fields.params = Some(value);
         } else if key.is("result") {
-            fields.result = true;
+            fields.result = Some(value);
         } else if key.is("error") {
-            fields.error = true;
+            fields.error = Some(value);
         }
     }
 }

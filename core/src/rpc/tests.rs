@@ -19,10 +19,32 @@ fn classifies_messages() {
         ),
         Ok(Incoming::Notification(_))
     ));
-    assert!(matches!(
-        parse(br#"{"jsonrpc":"2.0","id":"x","result":{}}"#, &l),
-        Ok(Incoming::Response)
-    ));
+    let Ok(Incoming::Response(answer)) =
+        parse(br#"{"jsonrpc":"2.0","id":"x","result":{"a":1}}"#, &l)
+    else {
+        panic!("a response");
+    };
+    assert!(matches!(answer.id, Id::Str(s) if s.eq_str("x")));
+    assert_eq!(answer.result.map(|r| r.raw()), Some(&br#"{"a":1}"#[..]));
+    assert!(answer.error.is_none());
+    let Ok(Incoming::Response(refusal)) = parse(
+        br#"{"error":{"code":-1,"message":"no"},"id":3,"jsonrpc":"2.0"}"#,
+        &l,
+    ) else {
+        panic!("a response");
+    };
+    assert_eq!(refusal.id, Id::Num(3));
+    assert!(refusal.result.is_none());
+    assert_eq!(
+        refusal
+            .error
+            .and_then(|e| e.get("code"))
+            .and_then(|c| c.as_i64()),
+        Some(-1)
+    );
+    // Without an id, or with neither member, it is not a response.
+    assert!(parse(br#"{"jsonrpc":"2.0","result":{}}"#, &l).is_err());
+    assert!(parse(br#"{"jsonrpc":"2.0","id":1}"#, &l).is_err());
 }
 
 #[test]

@@ -29,7 +29,7 @@ macro_rules! admit {
                 whole_error(&mut $w, rejected.id, rejected.code, rejected.message, None);
                 return $w.finish().map(Accepted::Replied);
             }
-            Ok(Incoming::Response) => return Ok(Accepted::Silent),
+            Ok(Incoming::Response(_)) => return Ok(Accepted::Silent),
             Ok(Incoming::Notification(n)) => {
                 if n.method.eq_str("notifications/cancelled") {
                     let id = n

@@ -108,12 +108,10 @@ impl BridgeService {
                 Ok(HttpRoute::Modern) => {}
                 Ok(route) => {
                     let side = &*self.legacy;
-                    let limits = side.backend.limits();
                     let reading = legacy::Reading {
                         sessions: &side.sessions,
                         in_flight: &side.in_flight,
                         served: side.backend.served(),
-                        limits: &limits,
                     };
                     let prepared =
                         legacy::prepare(&reading, route, message, &body, &parts.headers, None);
@@ -141,7 +139,7 @@ impl BridgeService {
             }
             // A client's response: the device never asks anything, so there is nothing to
             // deliver it to.
-            Ok(Message::Response) => return empty(StatusCode::ACCEPTED),
+            Ok(Message::Response(_)) => return empty(StatusCode::ACCEPTED),
             Ok(Message::Notification(_)) | Err(_) => {}
         }
         let answers = self.device.send(body.to_vec());

@@ -382,7 +382,6 @@ async fn run<A: AsyncHandler + 'static>(
                     sessions: &shared.sessions,
                     in_flight: &shared.in_flight,
                     served: server.app().capabilities(),
-                    limits: &server.config().limits,
                 };
                 let principal = principal.as_deref();
                 let prepared =

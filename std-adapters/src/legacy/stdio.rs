@@ -37,7 +37,8 @@ use snodo_core::server::{Notifier, Principal, Server, ServerCapabilities};
 use tokio::sync::{broadcast, oneshot, watch};
 
 use super::round::{
-    Answers, BridgeBuffers, BridgeConfig, Bridged, Link, LinkClosed, Local, WaitsFull, bridge,
+    Answer, Answers, BridgeBuffers, BridgeConfig, Bridged, Link, LinkClosed, Local, WaitsFull,
+    bridge,
 };
 use crate::events::ServerEvent;
 use crate::handler::AsyncHandler;
@@ -176,8 +177,9 @@ impl Legacy {
         if era == Some(Era::Legacy) {
             match &message {
                 Incoming::Request(_) => {}
-                Incoming::Response => {
-                    if !self.answers.deliver(line, limits) {
+                Incoming::Response(response) => {
+                    let answer = Answer::new(line, response, Bytes::copy_from_slice);
+                    if !answer.is_some_and(|a| self.answers.deliver(a)) {
                         tracing::debug!("a response nobody waits for was dropped");
                     }
                     return Read::Taken;
@@ -232,7 +234,7 @@ impl Legacy {
             Step::Replied => {}
             Step::Modern { request, .. } => return Read::Request(request),
             // Requests only: the reader took the rest above.
-            Step::Quiet | Step::Cancel { .. } | Step::Answer => return Read::Taken,
+            Step::Quiet | Step::Cancel { .. } | Step::Answer(_) => return Read::Taken,
         }
         w.finish().map_or(Read::Taken, Read::Reply)
     }
@@ -468,7 +470,7 @@ impl Link for StdioLink<'_> {
         change(&mut lock(self.session))
     }
 
-    fn wait_for(&self, id: BridgeId) -> Result<oneshot::Receiver<Bytes>, WaitsFull> {
+    fn wait_for(&self, id: BridgeId) -> Result<oneshot::Receiver<Answer>, WaitsFull> {
         self.legacy.answers.wait_for(id)
     }
 
