@@ -539,33 +539,37 @@ async fn modern_requests_ignore_a_stray_session_id() {
     assert_eq!(reply.json()["result"]["resultType"], "complete");
 }
 
-/// `initialize` in the 2026-07-28 envelope, with the modern headers: a modern request, which
-/// the core refuses -32601 (404) in the words of the server the endpoint serves.
-fn modern_initialize() -> Request<Full<Bytes>> {
+/// Sends `initialize` in the 2026-07-28 envelope, with the modern headers (a modern request,
+/// which the core refuses), and checks it is refused -32601 (404) saying `message`.
+async fn refuses_modern_initialize(service: &McpService<App>, message: &str) {
     let body = r#"{"jsonrpc":"2.0","id":5,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
     let mut request = post(body, None);
     let headers = request.headers_mut();
     headers.insert("mcp-protocol-version", "2026-07-28".parse().unwrap());
     headers.insert("mcp-method", "initialize".parse().unwrap());
-    request
-}
-
-#[tokio::test]
-async fn a_dual_era_endpoint_refuses_a_modern_initialize_saying_a_session_opens_only_before() {
-    let service = service(HttpConfig::new());
-    let reply = send(&service, modern_initialize()).await;
+    let reply = send(service, request).await;
     assert_eq!(reply.status, StatusCode::NOT_FOUND, "{}", reply.body);
     assert_eq!(
         reply.json(),
         json!({"jsonrpc": "2.0", "id": 5, "error": {
             "code": -32601,
-            "message": "This connection speaks MCP 2026-07-28 (a request with the _meta envelope \
-                or server/discover came first): initialize opens a 2025-11-25 session only before \
-                any 2026-07-28 request",
+            "message": message,
             "data": {"supported": ["2026-07-28"]}
         }})
     );
     assert!(reply.headers.get("mcp-session-id").is_none());
+}
+
+#[tokio::test]
+async fn a_dual_era_endpoint_refuses_a_modern_initialize_saying_a_session_opens_only_before() {
+    let service = service(HttpConfig::new());
+    refuses_modern_initialize(
+        &service,
+        "This connection speaks MCP 2026-07-28 (a request with the _meta envelope or \
+         server/discover came first): initialize opens a 2025-11-25 session only before any \
+         2026-07-28 request",
+    )
+    .await;
     // The same endpoint still opens a session for a legacy client's `initialize`.
     let _ = handshake(&service).await;
 }
@@ -573,16 +577,11 @@ async fn a_dual_era_endpoint_refuses_a_modern_initialize_saying_a_session_opens_
 #[tokio::test]
 async fn a_modern_only_endpoint_refuses_a_modern_initialize_as_speaking_2026_07_28_only() {
     let service = serving(App::default(), EraSupport::ModernOnly, HttpConfig::new());
-    let reply = send(&service, modern_initialize()).await;
-    assert_eq!(reply.status, StatusCode::NOT_FOUND, "{}", reply.body);
-    assert_eq!(
-        reply.json(),
-        json!({"jsonrpc": "2.0", "id": 5, "error": {
-            "code": -32601,
-            "message": "initialize is not part of protocol 2026-07-28; this server speaks 2026-07-28 only",
-            "data": {"supported": ["2026-07-28"]}
-        }})
-    );
+    refuses_modern_initialize(
+        &service,
+        "initialize is not part of protocol 2026-07-28; this server speaks 2026-07-28 only",
+    )
+    .await;
 }
 
 #[tokio::test]
