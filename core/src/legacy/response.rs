@@ -39,13 +39,13 @@ impl<'a> ClientResponse<'a> {
     /// other scan): exactly one of an object `result` or an `error` with an integer `code`
     /// and a string `message`.
     pub fn from_rpc(response: &Response<'a>) -> Result<Self, MalformedResponse> {
-        let outcome = match (response.result, response.error) {
-            (Some(result), None) => Outcome::Result(
+        let outcome = match response.outcome {
+            Some(Ok(result)) => Outcome::Result(
                 result
                     .as_object()
                     .ok_or(MalformedResponse("result must be an object"))?,
             ),
-            (None, Some(error)) => {
+            Some(Err(error)) => {
                 let code = error.get("code").and_then(|c| c.as_i64());
                 let message = error.get("message").and_then(|m| m.as_str());
                 match (code, message) {
@@ -57,7 +57,7 @@ impl<'a> ClientResponse<'a> {
                     }
                 }
             }
-            _ => return Err(MalformedResponse("exactly one of result and error")),
+            None => return Err(MalformedResponse("exactly one of result and error")),
         };
         Ok(ClientResponse {
             id: response.id,

@@ -31,10 +31,9 @@ pub struct Notification<'a> {
 pub struct Response<'a> {
     /// The id of the request it answers.
     pub id: Id<'a>,
-    /// `result`, when present (any JSON value, as it arrived).
-    pub result: Option<Value<'a>>,
-    /// `error`, when present (any JSON value, as it arrived).
-    pub error: Option<Value<'a>>,
+    /// Its `result` (`Ok`) or its `error` (`Err`), any JSON value as it arrived; `None` when
+    /// it has both (JSON-RPC allows exactly one).
+    pub outcome: Option<Result<Value<'a>, Value<'a>>>,
 }
 
 /// One well-formed incoming message.
@@ -114,22 +113,17 @@ pub(crate) fn parse_visiting<'a, V: Visitor<'a>>(
             }
         },
     };
-    if !fields
-        .jsonrpc
-        .and_then(|v| v.as_str())
-        .is_some_and(|v| v.eq_str("2.0"))
-    {
+    if !fields.version {
         return Err(Rejected::invalid(id, "jsonrpc must be \"2.0\""));
     }
     let Some(method) = fields.method else {
-        if let Some(id) = id {
-            if fields.result.is_some() || fields.error.is_some() {
-                return Ok(Incoming::Response(Response {
-                    id,
-                    result: fields.result,
-                    error: fields.error,
-                }));
-            }
+        if let (Some(id), Some(outcome)) = (id, fields.outcome) {
+            let outcome = match (fields.both, fields.is_error) {
+                (true, _) => None,
+                (false, false) => Some(Ok(outcome)),
+                (false, true) => Some(Err(outcome)),
+            };
+            return Ok(Incoming::Response(Response { id, outcome }));
         }
         return Err(Rejected::invalid(id, "The method is missing"));
     };
@@ -154,11 +148,17 @@ pub(crate) fn parse_visiting<'a, V: Visitor<'a>>(
 #[derive(Default)]
 struct Fields<'a> {
     id: Option<Value<'a>>,
-    jsonrpc: Option<Value<'a>>,
+    /// Whether `jsonrpc` is "2.0" (a flag rather than the value: this frame is on the stack
+    /// of every round).
+    version: bool,
     method: Option<Value<'a>>,
     params: Option<Value<'a>>,
-    result: Option<Value<'a>>,
-    error: Option<Value<'a>>,
+    /// `result` or `error`, whichever came last.
+    outcome: Option<Value<'a>>,
+    /// Whether `outcome` is `error`.
+    is_error: bool,
+    /// Whether the message has both.
+    both: bool,
 }
 
 /// Notes the members of the root object, and passes what is inside `params` on.
@@ -193,15 +193,15 @@ impl<'a, V: Visitor<'a>> Visitor<'a> for Envelope<'a, '_, V> {
         if key.is("id") {
             fields.id = Some(value);
         } else if key.is("jsonrpc") {
-            fields.jsonrpc = Some(value);
+            fields.version = value.as_str().is_some_and(|v| v.eq_str("2.0"));
         } else if key.is("method") {
             fields.method = Some(value);
         } else if key.is("params") {
             fields.params = Some(value);
-        } else if key.is("result") {
-            fields.result = Some(value);
-        } else if key.is("error") {
-            fields.error = Some(value);
+        } else if key.is("result") || key.is("error") {
+            fields.both = fields.outcome.is_some();
+            fields.is_error = key.is("error");
+            fields.outcome = Some(value);
         }
     }
 }

@@ -25,8 +25,7 @@ fn classifies_messages() {
         panic!("a response");
     };
     assert!(matches!(answer.id, Id::Str(s) if s.eq_str("x")));
-    assert_eq!(answer.result.map(|r| r.raw()), Some(&br#"{"a":1}"#[..]));
-    assert!(answer.error.is_none());
+    assert!(matches!(answer.outcome, Some(Ok(r)) if r.raw() == br#"{"a":1}"#));
     let Ok(Incoming::Response(refusal)) = parse(
         br#"{"error":{"code":-1,"message":"no"},"id":3,"jsonrpc":"2.0"}"#,
         &l,
@@ -34,14 +33,17 @@ fn classifies_messages() {
         panic!("a response");
     };
     assert_eq!(refusal.id, Id::Num(3));
-    assert!(refusal.result.is_none());
-    assert_eq!(
-        refusal
-            .error
-            .and_then(|e| e.get("code"))
-            .and_then(|c| c.as_i64()),
-        Some(-1)
-    );
+    let Some(Err(error)) = refusal.outcome else {
+        panic!("an error");
+    };
+    assert_eq!(error.get("code").and_then(|c| c.as_i64()), Some(-1));
+    let Ok(Incoming::Response(both)) = parse(
+        br#"{"jsonrpc":"2.0","id":4,"error":{"code":-1,"message":"no"},"result":{}}"#,
+        &l,
+    ) else {
+        panic!("a response");
+    };
+    assert!(both.outcome.is_none());
     // Without an id, or with neither member, it is not a response.
     assert!(parse(br#"{"jsonrpc":"2.0","result":{}}"#, &l).is_err());
     assert!(parse(br#"{"jsonrpc":"2.0","id":1}"#, &l).is_err());
