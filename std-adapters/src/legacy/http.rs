@@ -89,6 +89,7 @@ pub(crate) trait Backend: Clone + Send + Sync + 'static {
         Self: 'b;
 
     /// What the backend serves, as the session answers it (`ping`, `logging/setLevel`, ...).
+    #[cfg(feature = "bridge")]
     fn served(&self) -> ServerCapabilities;
 
     /// The round that runs a request of `principal`.
@@ -117,6 +118,7 @@ impl<A> Clone for ServerBackend<A> {
 impl<A: AsyncHandler + 'static> Backend for ServerBackend<A> {
     type Rounds<'b> = Local<'b, A>;
 
+    #[cfg(feature = "bridge")]
     fn served(&self) -> ServerCapabilities {
         self.0.app().capabilities()
     }

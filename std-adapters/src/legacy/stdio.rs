@@ -293,6 +293,7 @@ impl Legacy {
     }
 
     /// The session, once `initialize` opened it.
+    #[cfg(feature = "bridge")]
     pub(crate) fn session(&self) -> Option<&Mutex<Session>> {
         self.session.get()
     }
@@ -304,6 +305,7 @@ impl Legacy {
     }
 
     /// The waits of the session's bridged requests.
+    #[cfg(feature = "bridge")]
     pub(crate) fn answers(&self) -> &Answers {
         &self.answers
     }
