@@ -300,7 +300,7 @@ impl<'a, 'p> Validator<'a, 'p> {
             return Ok(());
         };
         let check = |limit: Number<'a>, exclusive: bool, lower: bool| -> Option<Reason<'a>> {
-            let order = compare_literals(value.literal(), limit.literal())?;
+            let order = compare_literals(value.bytes(), limit.bytes())?;
             let ok = match (lower, exclusive) {
                 (true, false) => order != Ordering::Less,
                 (true, true) => order == Ordering::Greater,
@@ -493,7 +493,7 @@ impl<'a, 'p> Validator<'a, 'p> {
         Ok(match kind_a {
             Kind::Null | Kind::Bool => a.raw() == b.raw(),
             Kind::Number => {
-                let parsed = |v: Value<'a>| v.as_number().and_then(|n| Decimal::parse(n.literal()));
+                let parsed = |v: Value<'a>| v.as_number().and_then(|n| Decimal::parse(n.bytes()));
                 match (parsed(a), parsed(b)) {
                     (Some(x), Some(y)) => x.compare(&y) == Ordering::Equal,
                     _ => a.raw() == b.raw(),
