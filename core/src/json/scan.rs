@@ -111,6 +111,11 @@ impl<'a> Key<'a> {
         }
     }
 
+    /// The key's text, still escaped.
+    pub(crate) fn text(self) -> JsonStr<'a> {
+        self.text
+    }
+
     /// Whether the key decodes to `name`: a comparison of bytes unless it has escapes.
     #[inline]
     pub(crate) fn is(self, name: &str) -> bool {

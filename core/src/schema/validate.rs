@@ -8,7 +8,8 @@ use crate::json::{Array, Items, JsonStr, Kind, Number, Value};
 use super::Options;
 use super::decimal::{Decimal, compare_literals};
 use super::keywords::{Bound, Keywords, schema_value};
-use super::lookup::{Declarations, MemberCursor};
+use super::lookup::{Declarations, MemberCursor, MemberWalk, find_noted};
+use super::noted::NotedMembers;
 use super::plan::Plan;
 use super::pointer::{RefError, resolve};
 use super::violation::{Reason, Violation};
@@ -24,6 +25,8 @@ pub(crate) struct Validator<'a, 'p> {
     steps_left: u32,
     /// The keywords of some schema objects, read before (from `schema_root`'s text).
     plan: Option<&'p Plan>,
+    /// The members of an instance object, noted while it was scanned.
+    noted: Option<&'p NotedMembers<'a>>,
 }
 
 /// The keywords of the schema objects read last while validating the items of an array,
@@ -91,15 +94,19 @@ impl<'a, 'p> Validator<'a, 'p> {
             max_depth: options.max_depth,
             steps_left: options.max_steps,
             plan: None,
+            noted: None,
         }
     }
 
     /// The same validator, taking the keywords `plan` covers from it instead of reading them.
-    pub(crate) fn with_plan(self, plan: &'p Plan) -> Self {
-        Validator {
-            plan: Some(plan),
-            ..self
-        }
+    pub(crate) fn with_plan(self, plan: Option<&'p Plan>) -> Self {
+        Validator { plan, ..self }
+    }
+
+    /// The same validator, taking the members of the object `noted` describes from it
+    /// instead of walking its text.
+    pub(crate) fn with_noted(self, noted: Option<&'p NotedMembers<'a>>) -> Self {
+        Validator { noted, ..self }
     }
 
     fn fail(&self, reason: Reason<'a>, at: Value<'a>) -> Violation<'a> {
@@ -437,10 +444,12 @@ impl<'a, 'p> Validator<'a, 'p> {
         let Some(object) = inst.as_object() else {
             return Ok(());
         };
-        // Counting and iterating each scan the object once.
+        // Counting and iterating each scan the object once (charged alike when its members
+        // were noted while it was scanned, so the budget does not depend on it).
         self.spend(inst.raw().len().saturating_mul(2), inst)?;
+        let noted = self.noted.and_then(|n| n.members_of(inst));
         if k.min_properties.is_some() || k.max_properties.is_some() {
-            let len = object.len() as u64;
+            let len = noted.map_or_else(|| object.len(), <[_]>::len) as u64;
             if let Some(limit) = k.min_properties.filter(|&limit| len < limit) {
                 return Err(self.fail(Reason::MinProperties { limit }, inst));
             }
@@ -451,7 +460,15 @@ impl<'a, 'p> Validator<'a, 'p> {
         if let Some(required) = k.required {
             let mut members = MemberCursor::new(object);
             for name in required.iter().filter_map(|n| n.as_str()) {
-                if self.member_at(&mut members, name, inst)?.is_none() {
+                let found = match noted {
+                    Some(noted) => {
+                        let (found, scanned) = find_noted(inst, noted, name);
+                        self.spend(scanned, inst)?;
+                        found
+                    }
+                    None => self.member_at(&mut members, name, inst)?,
+                };
+                if found.is_none() {
                     return Err(self.fail(Reason::Required { name }, inst));
                 }
             }
@@ -462,7 +479,7 @@ impl<'a, 'p> Validator<'a, 'p> {
         let mut declarations = k
             .properties
             .map(|properties| Declarations::new(properties, k.property_table));
-        for (key, value) in object {
+        for (key, value) in MemberWalk::new(object, noted) {
             let declared = match declarations.as_mut() {
                 Some(properties) => {
                     let (found, scanned) = properties.find(key);

@@ -16,7 +16,7 @@ use super::{Config, Registry, RequestContext, Round, lists, uri_template};
 use crate::json::{BufferTooSmall, JsonStr, Key, Object, Value, Visitor, Writer};
 use crate::protocol::{self, MetaError, MetaFields, Method, SUPPORTED_VERSIONS};
 use crate::rpc::{self, ErrorCode, Id, Incoming, Rejected, Request};
-use crate::schema::Plan;
+use crate::schema::{NotedMembers, Plan};
 
 /// Admits and routes a parsed message, answering in the writer what the core answers
 /// itself; `return`s the outcome. A macro rather than a function so that `accept` matches the
@@ -245,7 +245,9 @@ impl<'c, A: Registry> Server<'c, A> {
             }
             Method::ToolsCall => {
                 let (call, index) = self.tool_call(ctx, fields)?;
-                if let Some(violation) = self.invalid_arguments(&call, index) {
+                if let Some(violation) =
+                    self.invalid_arguments(&call, index, &fields.argument_members)
+                {
                     return Ok(Routed::Answer(Answer::InvalidArguments(violation)));
                 }
                 Call::Tool(call)
@@ -306,6 +308,7 @@ impl<'c, A: Registry> Server<'c, A> {
         &self,
         call: &ToolCall<'a>,
         index: usize,
+        noted: &NotedMembers<'a>,
     ) -> Option<Result<crate::schema::Violation<'a>, &'static str>> {
         let text = call.tool.input_schema.as_bytes();
         let schema = if self.verified.input_schema(index, call.tool) {
@@ -318,14 +321,13 @@ impl<'c, A: Registry> Server<'c, A> {
             schema
         };
         let arguments = call.arguments().as_value();
-        let verdict = match self.plans.get(index, call.tool, text) {
-            Some(plan) => crate::schema::validate_planned(schema, &plan, arguments),
-            None => {
-                self.plans
-                    .put(index, call.tool, text, || Plan::compile(schema));
-                crate::schema::validate(schema, arguments)
-            }
-        };
+        let plan = self.plans.get(index, call.tool, text);
+        if plan.is_none() {
+            self.plans
+                .put(index, call.tool, text, || Plan::compile(schema));
+        }
+        let verdict =
+            crate::schema::validate_prepared(schema, plan.as_ref(), arguments, Some(noted));
         verdict.err().map(Ok)
     }
 
@@ -494,8 +496,19 @@ struct ParamsFields<'a> {
     request_state: Option<Value<'a>>,
     input_responses: Option<Value<'a>>,
     meta_fields: MetaFields<'a>,
-    /// Whether the member of params being scanned is `_meta`.
-    in_meta: bool,
+    /// The members of `arguments`, for validating them without walking them again.
+    argument_members: NotedMembers<'a>,
+    /// Which member of params is being scanned.
+    inside: Inside,
+}
+
+/// The member of params whose own members are noted as they are scanned.
+#[derive(Clone, Copy, Default, PartialEq, Eq)]
+enum Inside {
+    #[default]
+    Other,
+    Meta,
+    Arguments,
 }
 
 impl<'a> Visitor<'a> for ParamsFields<'a> {
@@ -504,18 +517,29 @@ impl<'a> Visitor<'a> for ParamsFields<'a> {
 
     fn enter(&mut self, depth: u16, key: Key<'a>) {
         if depth == 1 {
-            self.in_meta = key.is("_meta");
+            self.inside = if key.is("_meta") {
+                Inside::Meta
+            } else if key.is("arguments") {
+                Inside::Arguments
+            } else {
+                Inside::Other
+            };
         }
     }
 
     fn leave(&mut self, depth: u16, key: Key<'a>, value: Value<'a>) {
         if depth == 2 {
-            if self.in_meta {
-                self.meta_fields.note(key, value);
+            match self.inside {
+                Inside::Meta => self.meta_fields.note(key, value),
+                Inside::Arguments => self.argument_members.note(key.text(), value),
+                Inside::Other => {}
             }
             return;
         }
-        self.in_meta = false;
+        if self.inside == Inside::Arguments {
+            self.argument_members.close(value);
+        }
+        self.inside = Inside::Other;
         // Keys are unique (the scanner refuses duplicates), so this finds what `get` would.
         let slot = if key.is("_meta") {
             &mut self.meta
