@@ -46,6 +46,11 @@ pub(crate) struct Plan {
 }
 
 impl Plan {
+    /// A plan of nothing (it covers no object), to be filled.
+    pub(crate) const EMPTY: Plan = Plan {
+        words: [0; PLAN_WORDS],
+    };
+
     /// Reads `schema` (an object of at most 65 535 bytes of text, whose keywords are well
     /// formed) into a plan; `None` for anything else, which is then validated unplanned.
     pub(crate) fn compile(schema: Value<'_>) -> Option<Plan> {
@@ -75,12 +80,18 @@ impl Plan {
     }
 
     /// The plan whose words these are (as [`Plan::words`] gave them).
+    #[cfg(test)]
+    pub(crate) fn from_words(words: [u32; PLAN_WORDS]) -> Plan {
+        Plan { words }
+    }
+
+    /// The words, to fill in place (a holder copying a kept plan out).
     #[cfg_attr(
         not(feature = "schema-plans"),
         allow(dead_code, reason = "see `PLAN_WORDS`")
     )]
-    pub(crate) fn from_words(words: [u32; PLAN_WORDS]) -> Plan {
-        Plan { words }
+    pub(crate) fn words_mut(&mut self) -> &mut [u32; PLAN_WORDS] {
+        &mut self.words
     }
 
     /// The words to keep.

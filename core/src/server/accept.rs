@@ -321,13 +321,14 @@ impl<'c, A: Registry> Server<'c, A> {
             schema
         };
         let arguments = call.arguments().as_value();
-        let plan = self.plans.get(index, call.tool, text);
-        if plan.is_none() {
+        let mut kept = Plan::EMPTY;
+        let plan = self.plans.get_into(index, call.tool, text, &mut kept);
+        if !plan {
             self.plans
                 .put(index, call.tool, text, || Plan::compile(schema));
         }
-        let verdict =
-            crate::schema::validate_prepared(schema, plan.as_ref(), arguments, Some(noted));
+        let plan = plan.then_some(&kept);
+        let verdict = crate::schema::validate_prepared(schema, plan, arguments, Some(noted));
         verdict.err().map(Ok)
     }
 

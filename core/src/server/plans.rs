@@ -51,10 +51,27 @@ mod kept {
             }
         }
 
+        /// Copies into `plan` the plan kept for `tool`, at `index` in the registry, if it
+        /// was compiled from `text`; `false` (and `plan` holding nothing useful) otherwise.
+        /// The caller's plan is filled in place: a plan returned by value cost a second copy.
+        pub(crate) fn get_into(
+            &self,
+            index: usize,
+            tool: &Tool<'_>,
+            text: &[u8],
+            plan: &mut Plan,
+        ) -> bool {
+            self.slots
+                .get(index % SLOTS)
+                .is_some_and(|slot| slot.get_into(self.key(tool, text), plan))
+        }
+
         /// The plan kept for `tool`, at `index` in the registry, if it was compiled from
         /// `text`.
+        #[cfg(test)]
         pub(crate) fn get(&self, index: usize, tool: &Tool<'_>, text: &[u8]) -> Option<Plan> {
-            self.slots.get(index % SLOTS)?.get(self.key(tool, text))
+            let mut plan = Plan::EMPTY;
+            self.get_into(index, tool, text, &mut plan).then_some(plan)
         }
 
         /// Keeps what `compile` makes of `text`, the input schema of `tool` at `index`,
@@ -101,19 +118,26 @@ mod kept {
             }
         }
 
-        /// The plan kept under `key`, if the slot holds one and is not being written.
-        fn get(&self, key: [usize; 4]) -> Option<Plan> {
+        /// Copies the plan kept under `key` into `plan`, if the slot holds one and is not
+        /// being written.
+        fn get_into(&self, key: [usize; 4], plan: &mut Plan) -> bool {
             let seq = self.seq.load(Ordering::Acquire);
             if seq % 2 == 1 {
-                return None;
+                return false;
             }
-            let kept = self.key.each_ref().map(|k| k.load(Ordering::Relaxed));
-            let words = self.words.each_ref().map(|w| w.load(Ordering::Relaxed));
+            if self
+                .key
+                .iter()
+                .zip(key)
+                .any(|(k, wanted)| k.load(Ordering::Relaxed) != wanted)
+            {
+                return false;
+            }
+            for (into, word) in plan.words_mut().iter_mut().zip(&self.words) {
+                *into = word.load(Ordering::Relaxed);
+            }
             fence(Ordering::Acquire);
-            if self.seq.load(Ordering::Relaxed) != seq || kept != key {
-                return None;
-            }
-            Some(Plan::from_words(words))
+            self.seq.load(Ordering::Relaxed) == seq
         }
 
         /// Keeps `plan` under `key`, unless another writer holds the slot.
@@ -158,8 +182,8 @@ mod nothing {
             Plans
         }
 
-        pub(crate) fn get(&self, _: usize, _: &Tool<'_>, _: &[u8]) -> Option<Plan> {
-            None
+        pub(crate) fn get_into(&self, _: usize, _: &Tool<'_>, _: &[u8], _: &mut Plan) -> bool {
+            false
         }
 
         pub(crate) fn put(
