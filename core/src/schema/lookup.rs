@@ -1,7 +1,7 @@
 //! Finding things inside a value while knowing how many bytes that took, so that the
 //! validator's budget reflects the real work of rescanning lazily viewed JSON.
 
-use crate::json::{JsonStr, Members, Object, Value, same_bytes, skip_value};
+use crate::json::{JsonStr, Members, Object, Value, skip_value};
 
 /// Byte range of `inner` within `outer`, when `inner` is a slice of it.
 pub(crate) fn span(outer: Value<'_>, inner: Value<'_>) -> Option<(usize, usize)> {
@@ -134,8 +134,6 @@ pub(crate) struct PropertyTable {
     /// Key start and end, value start and end, in bytes from the object's opening brace.
     entries: [[u16; 4]; TABLE_CAPACITY],
     len: u8,
-    /// Bit `i` set when the key of entry `i` has no escapes: it is then compared as bytes.
-    plain: u16,
 }
 
 impl PropertyTable {
@@ -155,7 +153,6 @@ impl PropertyTable {
         let mut table = Some(PropertyTable {
             entries: [[0; 4]; TABLE_CAPACITY],
             len: 0,
-            plain: 0,
         });
         let mut members = object.iter();
         let mut walked = false;
@@ -169,9 +166,6 @@ impl PropertyTable {
                 match (entry, t.entries.get_mut(usize::from(t.len))) {
                     (Some(entry), Some(slot)) => {
                         *slot = entry;
-                        if !key.has_escapes() {
-                            t.plain |= 1 << t.len;
-                        }
                         t.len += 1;
                     }
                     _ => table = None,
@@ -188,7 +182,7 @@ impl PropertyTable {
     }
 
     /// The table as words for a [`Plan`](super::plan::Plan): each entry's four offsets
-    /// packed in two words, then the length (low byte) and which keys are plain (high half).
+    /// packed in two words, then the length.
     pub(crate) fn to_words(self) -> [u32; TABLE_WORDS] {
         let mut words = [0u32; TABLE_WORDS];
         for (pair, entry) in words.chunks_exact_mut(2).zip(&self.entries) {
@@ -196,17 +190,15 @@ impl PropertyTable {
             pair.copy_from_slice(&[ks | ke << 16, vs | ve << 16]);
         }
         if let Some(last) = words.last_mut() {
-            *last = u32::from(self.len) | u32::from(self.plain) << 16;
+            *last = u32::from(self.len);
         }
         words
     }
 
     /// The table [`PropertyTable::to_words`] wrote (`None` for words it cannot have written).
     pub(crate) fn from_words(words: &[u32; TABLE_WORDS]) -> Option<Self> {
-        let last = *words.last()?;
-        let len = (last & 0xff) as u8;
-        let plain = (last >> 16) as u16;
-        if usize::from(len) > TABLE_CAPACITY || last & 0xff00 != 0 || plain >> len != 0 {
+        let len = u8::try_from(*words.last()?).ok()?;
+        if usize::from(len) > TABLE_CAPACITY {
             return None;
         }
         let mut entries = [[0u16; 4]; TABLE_CAPACITY];
@@ -220,11 +212,7 @@ impl PropertyTable {
                 half(*value, true),
             ];
         }
-        Some(PropertyTable {
-            entries,
-            len,
-            plain,
-        })
+        Some(PropertyTable { entries, len })
     }
 
     /// The member of `object` (the object this table was made from) named `key`, and the
@@ -235,16 +223,13 @@ impl PropertyTable {
         key: JsonStr<'_>,
     ) -> (Option<Value<'a>>, usize) {
         let raw = object.as_value().raw();
-        for (i, &[key_start, key_end, value_start, value_end]) in self
+        for &[key_start, key_end, value_start, value_end] in self
             .entries
             .get(..usize::from(self.len))
             .unwrap_or_default()
-            .iter()
-            .enumerate()
         {
             let name = raw.get(usize::from(key_start)..usize::from(key_end));
-            let plain = self.plain & (1 << i) != 0;
-            if name.is_some_and(|name| same_key(name, plain, key)) {
+            if name.is_some_and(|name| JsonStr::from_validated(name) == key) {
                 let value = raw.get(usize::from(value_start)..usize::from(value_end));
                 return match value {
                     Some(value) => (Some(Value::from_validated(value)), usize::from(value_end)),
@@ -254,22 +239,6 @@ impl PropertyTable {
         }
         (None, raw.len())
     }
-}
-
-/// Whether `key` decodes to the key `name` (text of the schema; `plain` when it has no
-/// escapes). A key decodes to at most as many bytes as it takes, so against a plain name
-/// only a longer key needs decoding: one as long is equal when its bytes are, a shorter one
-/// never is.
-#[inline]
-fn same_key(name: &[u8], plain: bool, key: JsonStr<'_>) -> bool {
-    if plain {
-        match key.raw().len().cmp(&name.len()) {
-            core::cmp::Ordering::Less => return false,
-            core::cmp::Ordering::Equal => return same_bytes(name, key.raw()),
-            core::cmp::Ordering::Greater => {}
-        }
-    }
-    JsonStr::from_validated(name) == key
 }
 
 /// Looks properties up in a `properties` object: through its table when it has one, else
