@@ -500,16 +500,38 @@ struct ParamsFields<'a> {
     /// The members of `arguments`, for validating them without walking them again.
     argument_members: NotedMembers<'a>,
     /// Which member of params is being scanned.
-    inside: Inside,
+    member: Field,
 }
 
-/// The member of params whose own members are noted as they are scanned.
+/// A member of params that routing reads.
 #[derive(Clone, Copy, Default, PartialEq, Eq)]
-enum Inside {
+enum Field {
     #[default]
     Other,
     Meta,
+    Name,
     Arguments,
+    Uri,
+    Cursor,
+    RequestState,
+    InputResponses,
+}
+
+impl Field {
+    /// The field named `key`: one match on its bytes (decoded first only if escaped).
+    fn of(key: Key<'_>) -> Field {
+        let mut buf = [0u8; 16];
+        match key.decoded(&mut buf) {
+            Some(b"_meta") => Field::Meta,
+            Some(b"name") => Field::Name,
+            Some(b"arguments") => Field::Arguments,
+            Some(b"uri") => Field::Uri,
+            Some(b"cursor") => Field::Cursor,
+            Some(b"requestState") => Field::RequestState,
+            Some(b"inputResponses") => Field::InputResponses,
+            _ => Field::Other,
+        }
+    }
 }
 
 impl<'a> Visitor<'a> for ParamsFields<'a> {
@@ -518,46 +540,32 @@ impl<'a> Visitor<'a> for ParamsFields<'a> {
 
     fn enter(&mut self, depth: u16, key: Key<'a>) {
         if depth == 1 {
-            self.inside = if key.is("_meta") {
-                Inside::Meta
-            } else if key.is("arguments") {
-                Inside::Arguments
-            } else {
-                Inside::Other
-            };
+            self.member = Field::of(key);
         }
     }
 
     fn leave(&mut self, depth: u16, key: Key<'a>, value: Value<'a>) {
         if depth == 2 {
-            match self.inside {
-                Inside::Meta => self.meta_fields.note(key, value),
-                Inside::Arguments => self.argument_members.note(key.text(), value),
-                Inside::Other => {}
+            match self.member {
+                Field::Meta => self.meta_fields.note(key, value),
+                Field::Arguments => self.argument_members.note(key.text(), value),
+                _ => {}
             }
             return;
         }
-        if self.inside == Inside::Arguments {
-            self.argument_members.close(value);
-        }
-        self.inside = Inside::Other;
         // Keys are unique (the scanner refuses duplicates), so this finds what `get` would.
-        let slot = if key.is("_meta") {
-            &mut self.meta
-        } else if key.is("name") {
-            &mut self.name
-        } else if key.is("arguments") {
-            &mut self.arguments
-        } else if key.is("uri") {
-            &mut self.uri
-        } else if key.is("cursor") {
-            &mut self.cursor
-        } else if key.is("requestState") {
-            &mut self.request_state
-        } else if key.is("inputResponses") {
-            &mut self.input_responses
-        } else {
-            return;
+        let slot = match core::mem::take(&mut self.member) {
+            Field::Meta => &mut self.meta,
+            Field::Name => &mut self.name,
+            Field::Arguments => {
+                self.argument_members.close(value);
+                &mut self.arguments
+            }
+            Field::Uri => &mut self.uri,
+            Field::Cursor => &mut self.cursor,
+            Field::RequestState => &mut self.request_state,
+            Field::InputResponses => &mut self.input_responses,
+            Field::Other => return,
         };
         *slot = Some(value);
     }
