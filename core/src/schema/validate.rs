@@ -7,11 +7,12 @@ use crate::json::{Array, Items, JsonStr, Kind, Number, Value};
 
 use super::Options;
 use super::decimal::{Decimal, compare_literals};
-use super::keywords::{Bound, Keywords, schema_value};
+use super::keywords::{Bound, Keyword, Keywords, schema_value};
 use super::lookup::{Declarations, MemberCursor, MemberWalk, find_noted};
 use super::noted::NotedMembers;
-use super::plan::Plan;
+use super::plan::{self, Plan};
 use super::pointer::{RefError, resolve};
+use super::types::TypeSet;
 use super::violation::{Reason, Violation};
 
 /// One validation run: the roots, and what is left of the budget.
@@ -174,8 +175,11 @@ impl<'a, 'p> Validator<'a, 'p> {
         if let Some(k) = recent.and_then(|r| r.find(at)) {
             return self.apply(recent, &k, inst, depth);
         }
-        let mut k = Keywords::default();
         // Without the feature no server keeps plans: firmware links no replay code.
+        if cfg!(any(feature = "schema-plans", test)) && self.passes_planned(raw, inst) {
+            return Ok(());
+        }
+        let mut k = Keywords::default();
         let planned = cfg!(any(feature = "schema-plans", test))
             && self
                 .plan
@@ -188,6 +192,100 @@ impl<'a, 'p> Validator<'a, 'p> {
             recent.keep(at, &k);
         }
         self.apply(recent, &k, inst, depth)
+    }
+
+    /// Whether the scalar `inst` satisfies the schema object `object`, decided from the words
+    /// the plan holds for it without reading them into [`Keywords`]: the common case of an
+    /// argument checked against its property's `type`, lengths and bounds, and passing. Only
+    /// a pass is decided here, at the same cost in budget as applying the keywords; anything
+    /// else (a keyword not checked here, a failure, whose violation must be the one applying
+    /// finds) is `false`, with the budget as it was, and the keywords are then applied.
+    fn passes_planned(&mut self, object: &'a [u8], inst: Value<'a>) -> bool {
+        let Some(plan) = self.plan else {
+            return false;
+        };
+        if matches!(inst.kind(), Kind::Array | Kind::Object) {
+            return false;
+        }
+        let text = self.schema_root.raw();
+        let Some((_, entries)) = plan.entries(text, object) else {
+            return false;
+        };
+        let budget = self.steps_left;
+        let mut length = None;
+        for (keyword, word) in entries {
+            let Some(keyword) = keyword else {
+                return false;
+            };
+            let passes = match keyword {
+                Keyword::Type => u8::try_from(word)
+                    .ok()
+                    .and_then(TypeSet::from_bits)
+                    .is_some_and(|types| types.accepts(inst)),
+                Keyword::MinLength | Keyword::MaxLength => match inst.as_str() {
+                    None => true,
+                    Some(text) => {
+                        // Counted, and paid for, once, as `string` does.
+                        if length.is_none() {
+                            if self.spend(inst.raw().len(), inst).is_err() {
+                                self.steps_left = budget;
+                                return false;
+                            }
+                            length = Some(text.char_count() as u64);
+                        }
+                        let length = length.unwrap_or_default();
+                        if keyword == Keyword::MinLength {
+                            length >= u64::from(word)
+                        } else {
+                            length <= u64::from(word)
+                        }
+                    }
+                },
+                Keyword::Minimum
+                | Keyword::Maximum
+                | Keyword::ExclusiveMinimum
+                | Keyword::ExclusiveMaximum => match inst.as_number() {
+                    None => true,
+                    Some(number) => {
+                        // A draft 4 boolean `exclusive…` is not a number: not decided here.
+                        let order = plan::value(text, word)
+                            .and_then(|limit| limit.as_number())
+                            .and_then(|limit| compare_literals(number.bytes(), limit.bytes()));
+                        order.is_some_and(|order| match keyword {
+                            Keyword::Minimum => order != Ordering::Less,
+                            Keyword::Maximum => order != Ordering::Greater,
+                            Keyword::ExclusiveMinimum => order == Ordering::Greater,
+                            _ => order == Ordering::Less,
+                        })
+                    }
+                },
+                // What applies only to arrays and objects says nothing about a scalar.
+                Keyword::MinItems
+                | Keyword::MaxItems
+                | Keyword::UniqueItems
+                | Keyword::MinProperties
+                | Keyword::MaxProperties
+                | Keyword::Required
+                | Keyword::Properties
+                | Keyword::AdditionalProperties
+                | Keyword::Items
+                | Keyword::PrefixItems
+                | Keyword::Defs
+                | Keyword::Definitions => true,
+                Keyword::Enum
+                | Keyword::Const
+                | Keyword::AllOf
+                | Keyword::AnyOf
+                | Keyword::OneOf
+                | Keyword::Not
+                | Keyword::Ref => false,
+            };
+            if !passes {
+                self.steps_left = budget;
+                return false;
+            }
+        }
+        true
     }
 
     /// Applies the keywords of a schema object to `inst`.
