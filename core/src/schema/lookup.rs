@@ -229,7 +229,9 @@ impl PropertyTable {
             .unwrap_or_default()
         {
             let name = raw.get(usize::from(key_start)..usize::from(key_end));
-            if name.is_some_and(|name| JsonStr::from_validated(name) == key) {
+            if name.is_some_and(|name| {
+                !first_bytes_differ(name, key.raw()) && JsonStr::from_validated(name) == key
+            }) {
                 let value = raw.get(usize::from(value_start)..usize::from(value_end));
                 return match value {
                     Some(value) => (Some(Value::from_validated(value)), usize::from(value_end)),
@@ -239,6 +241,14 @@ impl PropertyTable {
         }
         (None, raw.len())
     }
+}
+
+/// Whether two escaped names certainly decode differently because they start with different
+/// bytes, neither an escape: most names in a lookup differ there, and a call to compare them
+/// costs more than looking.
+#[inline]
+fn first_bytes_differ(a: &[u8], b: &[u8]) -> bool {
+    matches!((a.first(), b.first()), (Some(&x), Some(&y)) if x != y && x != b'\\' && y != b'\\')
 }
 
 /// Looks properties up in a `properties` object: through its table when it has one, else
