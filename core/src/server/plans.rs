@@ -9,31 +9,37 @@
 //! change, or odd, takes nothing. A miss costs only the reading a round did before.
 //!
 //! Without the feature (firmware: the memo would cost about 2.8 KiB of the server's RAM),
-//! or on a target without 32-bit and pointer-sized atomics, it remembers nothing.
+//! or on a target without 32-bit, 64-bit and pointer-sized atomics, it remembers nothing.
 
 #[cfg(all(
     feature = "schema-plans",
     target_has_atomic = "ptr",
-    target_has_atomic = "32"
+    target_has_atomic = "32",
+    target_has_atomic = "64"
 ))]
 pub(crate) use kept::Plans;
 
 #[cfg(not(all(
     feature = "schema-plans",
     target_has_atomic = "ptr",
-    target_has_atomic = "32"
+    target_has_atomic = "32",
+    target_has_atomic = "64"
 )))]
 pub(crate) use nothing::Plans;
 
 #[cfg(all(
     feature = "schema-plans",
     target_has_atomic = "ptr",
-    target_has_atomic = "32"
+    target_has_atomic = "32",
+    target_has_atomic = "64"
 ))]
 mod kept {
     use super::super::Tool;
     use crate::schema::{PLAN_WORDS, Plan};
-    use core::sync::atomic::{AtomicU32, AtomicUsize, Ordering, fence};
+    use core::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering, fence};
+
+    /// A plan's words kept two to an atomic: half the loads to copy one out.
+    const PAIRS: usize = PLAN_WORDS.div_ceil(2);
 
     /// Slots of the memo: tools whose indexes are equal modulo this share a slot.
     const SLOTS: usize = 8;
@@ -106,7 +112,7 @@ mod kept {
         /// Even when settled, odd while being written.
         seq: AtomicU32,
         key: [AtomicUsize; 4],
-        words: [AtomicU32; PLAN_WORDS],
+        words: [AtomicU64; PAIRS],
     }
 
     impl Slot {
@@ -114,7 +120,7 @@ mod kept {
             Slot {
                 seq: AtomicU32::new(0),
                 key: [const { AtomicUsize::new(0) }; 4],
-                words: [const { AtomicU32::new(0) }; PLAN_WORDS],
+                words: [const { AtomicU64::new(0) }; PAIRS],
             }
         }
 
@@ -133,8 +139,11 @@ mod kept {
             {
                 return false;
             }
-            for (into, word) in plan.words_mut().iter_mut().zip(&self.words) {
-                *into = word.load(Ordering::Relaxed);
+            for (into, pair) in plan.words_mut().chunks_mut(2).zip(&self.words) {
+                let pair = pair.load(Ordering::Relaxed);
+                for (into, word) in into.iter_mut().zip([pair as u32, (pair >> 32) as u32]) {
+                    *into = word;
+                }
             }
             fence(Ordering::Acquire);
             self.seq.load(Ordering::Relaxed) == seq
@@ -156,8 +165,10 @@ mod kept {
             for (slot, k) in self.key.iter().zip(key) {
                 slot.store(k, Ordering::Relaxed);
             }
-            for (slot, &w) in self.words.iter().zip(plan.words()) {
-                slot.store(w, Ordering::Relaxed);
+            for (slot, pair) in self.words.iter().zip(plan.words().chunks(2)) {
+                let low = pair.first().copied().unwrap_or(0);
+                let high = pair.get(1).copied().unwrap_or(0);
+                slot.store(u64::from(low) | u64::from(high) << 32, Ordering::Relaxed);
             }
             self.seq.store(next.wrapping_add(1), Ordering::Release);
         }
@@ -167,7 +178,8 @@ mod kept {
 #[cfg(not(all(
     feature = "schema-plans",
     target_has_atomic = "ptr",
-    target_has_atomic = "32"
+    target_has_atomic = "32",
+    target_has_atomic = "64"
 )))]
 mod nothing {
     use super::super::Tool;
@@ -201,7 +213,8 @@ mod nothing {
     test,
     feature = "schema-plans",
     target_has_atomic = "ptr",
-    target_has_atomic = "32"
+    target_has_atomic = "32",
+    target_has_atomic = "64"
 ))]
 mod tests {
     extern crate std;
@@ -241,7 +254,7 @@ mod tests {
     fn the_memo_costs_what_the_feature_says() {
         // Documented as about 2.8 KiB on a 64-bit host (core/Cargo.toml, CHANGELOG).
         assert!(
-            core::mem::size_of::<Plans>() <= 2816,
+            core::mem::size_of::<Plans>() <= 2880,
             "{}",
             core::mem::size_of::<Plans>()
         );
