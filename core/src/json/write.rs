@@ -229,7 +229,10 @@ impl<'b> Writer<'b> {
     /// writers that call it: fewer instructions per string, for code in each of them, which
     /// a device (feature off) keeps instead.
     #[cfg_attr(all(feature = "inline-scan", not(debug_assertions)), inline)]
-    #[cfg_attr(not(all(feature = "inline-scan", not(debug_assertions))), inline(never))]
+    #[cfg_attr(
+        not(all(feature = "inline-scan", not(debug_assertions))),
+        inline(never)
+    )]
     pub(crate) fn escaped(&mut self, s: &str) {
         let bytes = s.as_bytes();
         // Most strings written are short and plain (keys, names, `"text"`): a look at each
