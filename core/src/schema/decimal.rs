@@ -45,7 +45,8 @@ fn compare_decimals(a: &[u8], b: &[u8]) -> Option<Ordering> {
 const SMALL_DIGITS: usize = 18;
 
 /// `literal` as an `i64`, if it is an optional minus and 1 to [`SMALL_DIGITS`] digits.
-fn small_integer(literal: &[u8]) -> Option<i64> {
+#[inline]
+pub(crate) fn small_integer(literal: &[u8]) -> Option<i64> {
     let (negative, digits) = match literal.split_first() {
         Some((b'-', rest)) => (true, rest),
         _ => (false, literal),

@@ -6,7 +6,7 @@ use core::cmp::Ordering;
 use crate::json::{Array, Items, JsonStr, Kind, Number, Value};
 
 use super::Options;
-use super::decimal::{Decimal, compare_literals};
+use super::decimal::{Decimal, compare_literals, small_integer};
 use super::keywords::{Bound, Keyword, Keywords, schema_value};
 use super::lookup::{Declarations, MemberCursor, MemberWalk, find_noted};
 use super::noted::NotedMembers;
@@ -213,6 +213,8 @@ impl<'a, 'p> Validator<'a, 'p> {
         };
         let budget = self.steps_left;
         let mut length = None;
+        // A small integer argument (most are) is read once for all its bounds.
+        let small = inst.as_number().and_then(|n| small_integer(n.bytes()));
         for (keyword, word) in entries {
             let Some(keyword) = keyword else {
                 return false;
@@ -250,7 +252,10 @@ impl<'a, 'p> Validator<'a, 'p> {
                         // A draft 4 boolean `exclusive…` is not a number: not decided here.
                         let order = plan::value(text, word)
                             .and_then(|limit| limit.as_number())
-                            .and_then(|limit| compare_literals(number.bytes(), limit.bytes()));
+                            .and_then(|limit| match (small, small_integer(limit.bytes())) {
+                                (Some(a), Some(b)) => Some(a.cmp(&b)),
+                                _ => compare_literals(number.bytes(), limit.bytes()),
+                            });
                         order.is_some_and(|order| match keyword {
                             Keyword::Minimum => order != Ordering::Less,
                             Keyword::Maximum => order != Ordering::Greater,
