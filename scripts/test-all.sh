@@ -23,7 +23,7 @@ cargo build -p snodo-core --locked --no-default-features
 cargo build -p snodo-core --locked --features defmt
 
 step "snodo-std without default features (no serial bridge and nix, no typed layer)"
-cargo check -p snodo-std --locked --no-default-features --all-targets
+cargo clippy -p snodo-std --locked --no-default-features --all-targets -- -D warnings
 
 step "nginx for the cluster test (installed when missing)"
 if ! command -v nginx >/dev/null && [ ! -x /usr/sbin/nginx ]; then

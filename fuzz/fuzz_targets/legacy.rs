@@ -11,6 +11,8 @@
 //!   capabilities (unless the client's own `progressToken` is malformed);
 //! - a settled final result has none of `resultType`, `ttlMs`, `cacheScope`;
 //! - bridged requests are JSON-RPC requests with a bridge id and an input-request method;
+//! - an answer to a bridged request, read once and held with a copy of its bytes, is viewed
+//!   again in the copy as the same response;
 //! - a writer that ran out of room asked for more than it had.
 #![no_main]
 
@@ -18,8 +20,9 @@ use libfuzzer_sys::fuzz_target;
 use serde_json::Value;
 use snodo_core::json::{Limits, Writer};
 use snodo_core::legacy::{
-    Accepted, BridgeLimits, EraGate, EraSupport, Leg, RequestHandle, Session, Settled, Step,
-    classify_post, lift_request, parse_initialize, parse_response, settle, write_initialize_result,
+    Accepted, BridgeLimits, ClientResponse, EraGate, EraSupport, Leg, Outcome, ReadAnswer,
+    RequestHandle, Session, Settled, Step, classify_post, lift_request, parse_initialize,
+    parse_response, settle, write_initialize_result,
 };
 use snodo_core::protocol::{MetaError, admit};
 use snodo_core::rpc::{Incoming, parse};
@@ -179,9 +182,30 @@ fn as_modern_reply(data: &[u8], judge: bool) {
     }
 }
 
+/// The parts of a response, as bytes of its message.
+fn parts<'a>(response: &ClientResponse<'a>) -> (snodo_core::rpc::Id<'a>, i64, &'a [u8]) {
+    match response.outcome {
+        Outcome::Result(result) => (response.id, 0, result.as_value().raw()),
+        Outcome::Error { code, message } => (response.id, code, message.raw()),
+    }
+}
+
 fn as_answer(data: &[u8], judge: bool) {
     let Ok(response) = parse_response(data, &LIMITS) else {
         return;
+    };
+    let held = match parse(data, &LIMITS) {
+        Ok(Incoming::Response(read)) => ReadAnswer::new(data, &read, <[u8]>::to_vec),
+        _ => panic!("a client response is an rpc response"),
+    };
+    if let Some(held) = &held {
+        let again = held.response().expect("a held answer is viewed again");
+        assert_eq!(parts(&again), parts(&response));
+    }
+    // The round takes the answer as the transport holds it, when it is a bridged one.
+    let response = match &held {
+        Some(held) => held.response().expect("viewed again"),
+        None => response,
     };
     let mut session = session();
     let mut leg: Leg = Leg::open(INPUT_REQUIRED, &mut session, &BRIDGE, 1).expect("fixed reply");

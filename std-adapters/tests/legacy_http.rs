@@ -182,7 +182,13 @@ fn service(config: HttpConfig) -> McpService<App> {
 }
 
 fn service_of(app: App, config: HttpConfig) -> McpService<App> {
-    let server = Server::new(Config::new("legacy-http", "1.0.0"), app).expect("definitions");
+    serving(app, EraSupport::Both, config)
+}
+
+/// The endpoint of a server that speaks `eras`.
+fn serving(app: App, eras: EraSupport, config: HttpConfig) -> McpService<App> {
+    let config_of_server = Config::new("legacy-http", "1.0.0").with_eras(eras);
+    let server = Server::new(config_of_server, app).expect("definitions");
     McpService::new(Arc::new(server), config.with_path(None))
 }
 
@@ -533,9 +539,54 @@ async fn modern_requests_ignore_a_stray_session_id() {
     assert_eq!(reply.json()["result"]["resultType"], "complete");
 }
 
+/// Sends `initialize` in the 2026-07-28 envelope, with the modern headers (a modern request,
+/// which the core refuses), and checks it is refused -32601 (404) saying `message`.
+async fn refuses_modern_initialize(service: &McpService<App>, message: &str) {
+    let body = r#"{"jsonrpc":"2.0","id":5,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+    let mut request = post(body, None);
+    let headers = request.headers_mut();
+    headers.insert("mcp-protocol-version", "2026-07-28".parse().unwrap());
+    headers.insert("mcp-method", "initialize".parse().unwrap());
+    let reply = send(service, request).await;
+    assert_eq!(reply.status, StatusCode::NOT_FOUND, "{}", reply.body);
+    assert_eq!(
+        reply.json(),
+        json!({"jsonrpc": "2.0", "id": 5, "error": {
+            "code": -32601,
+            "message": message,
+            "data": {"supported": ["2026-07-28"]}
+        }})
+    );
+    assert!(reply.headers.get("mcp-session-id").is_none());
+}
+
+#[tokio::test]
+async fn a_dual_era_endpoint_refuses_a_modern_initialize_saying_a_session_opens_only_before() {
+    let service = service(HttpConfig::new());
+    refuses_modern_initialize(
+        &service,
+        "This connection speaks MCP 2026-07-28 (a request with the _meta envelope or \
+         server/discover came first): initialize opens a 2025-11-25 session only before any \
+         2026-07-28 request",
+    )
+    .await;
+    // The same endpoint still opens a session for a legacy client's `initialize`.
+    let _ = handshake(&service).await;
+}
+
+#[tokio::test]
+async fn a_modern_only_endpoint_refuses_a_modern_initialize_as_speaking_2026_07_28_only() {
+    let service = serving(App::default(), EraSupport::ModernOnly, HttpConfig::new());
+    refuses_modern_initialize(
+        &service,
+        "initialize is not part of protocol 2026-07-28; this server speaks 2026-07-28 only",
+    )
+    .await;
+}
+
 #[tokio::test]
 async fn a_modern_only_endpoint_refuses_initialize_naming_its_version_and_has_no_sessions() {
-    let service = service(HttpConfig::new().with_eras(EraSupport::ModernOnly));
+    let service = serving(App::default(), EraSupport::ModernOnly, HttpConfig::new());
     let reply = send(&service, post(INITIALIZE, None)).await;
     assert_eq!(reply.status, StatusCode::BAD_REQUEST);
     let body = reply.json();
@@ -554,7 +605,7 @@ async fn a_modern_only_endpoint_refuses_initialize_naming_its_version_and_has_no
 
 #[tokio::test]
 async fn a_legacy_only_endpoint_refuses_modern_requests() {
-    let service = service(HttpConfig::new().with_eras(EraSupport::LegacyOnly));
+    let service = serving(App::default(), EraSupport::LegacyOnly, HttpConfig::new());
     let body = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
     let reply = send(&service, post(body, None)).await;
     assert_eq!(reply.status, StatusCode::BAD_REQUEST);

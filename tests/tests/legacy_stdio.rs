@@ -283,7 +283,12 @@ impl Handler for Demo {
 }
 
 fn demo() -> Server<'static, Demo> {
-    Server::new(Config::new("demo", "1.0.0"), Demo).expect("valid definitions")
+    demo_speaking(EraSupport::Both)
+}
+
+fn demo_speaking(eras: EraSupport) -> Server<'static, Demo> {
+    let config = Config::new("demo", "1.0.0").with_eras(eras);
+    Server::new(config, Demo).expect("valid definitions")
 }
 
 fn fixture() -> Server<'static, snodo_tests::mrtr_fixture::MrtrFixture> {
@@ -510,8 +515,8 @@ async fn initialize_on_a_modern_connection_is_refused() {
 
 #[tokio::test]
 async fn a_modern_only_server_answers_initialize_as_today() {
-    let config = StdioConfig::default().with_eras(EraSupport::ModernOnly);
-    let mut client = Client::start(demo(), config);
+    let server = demo_speaking(EraSupport::ModernOnly);
+    let mut client = Client::start(server, StdioConfig::default());
     client.send(initialize_request(1)).await;
     assert_eq!(client.next().await, initialize_refused(1));
     // The connection is still free to speak 2026-07-28.
@@ -522,8 +527,8 @@ async fn a_modern_only_server_answers_initialize_as_today() {
 
 #[tokio::test]
 async fn a_legacy_only_server_refuses_modern_requests() {
-    let config = StdioConfig::default().with_eras(EraSupport::LegacyOnly);
-    let mut client = Client::start(demo(), config);
+    let server = demo_speaking(EraSupport::LegacyOnly);
+    let mut client = Client::start(server, StdioConfig::default());
     client.send(modern_ping(1)).await;
     assert_eq!(
         client.next().await,

@@ -6,7 +6,7 @@
 use super::session::Session;
 use crate::json::{JsonStr, Writer};
 use crate::protocol::{LogLevel, Method};
-use crate::rpc::{ErrorCode, Id, Incoming, Request, write_error};
+use crate::rpc::{ErrorCode, Id, Incoming, Request, Response, write_error};
 use crate::server::ServerCapabilities;
 
 /// What became of one message of a legacy session.
@@ -41,9 +41,10 @@ pub enum Step<'a> {
         /// Its method.
         method: Method,
     },
-    /// A response from the client: an answer to a bridged input request
-    /// ([`super::Leg::accept`]).
-    Answer,
+    /// A response from the client, as the parse read it: an answer to a bridged input
+    /// request, to route by its id ([`super::ClientResponse::from_rpc`],
+    /// [`super::Leg::accept`]).
+    Answer(Response<'a>),
 }
 
 const LEVELS: [LogLevel; 8] = [
@@ -70,7 +71,7 @@ impl Session {
         w: &mut Writer<'_>,
     ) -> Step<'a> {
         match message {
-            Incoming::Response => Step::Answer,
+            Incoming::Response(response) => Step::Answer(*response),
             Incoming::Notification(n) => {
                 if n.method.eq_str("notifications/initialized") {
                     self.initialized = true;

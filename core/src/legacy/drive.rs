@@ -16,7 +16,7 @@ use super::bridge::{
 };
 use super::lift::lift_request;
 use super::lower::{Settled, settle};
-use super::response::parse_response;
+use super::response::ClientAnswer;
 use super::session::Session;
 use crate::json::{BufferTooSmall, Writer};
 use crate::rpc::{self, ErrorCode, Id, Request};
@@ -50,8 +50,9 @@ pub enum Next<A> {
 
 /// What a transport gives [`drive`] for one request of a legacy session.
 pub trait Link {
-    /// A client's answer, as the transport holds it.
-    type Answer: AsRef<[u8]>;
+    /// A client's answer, as the transport holds it (best read where it arrived:
+    /// [`ReadAnswer`](super::ReadAnswer)).
+    type Answer: ClientAnswer;
 
     /// The session as it is now (each leg lifts with the latest log level).
     fn session(&self) -> Session;
@@ -269,16 +270,14 @@ async fn gather<L: Link, S: Scratch>(
     while !leg.is_complete() {
         let mut refused = None;
         let (ended, reason) = match link.next_answer().await {
-            Next::Answer(answer) => {
-                match take_answer(&mut leg, answer.as_ref(), scratch, limits, id) {
-                    Taken::Recorded => continue,
-                    Taken::Refused(bridge_id, ended) => {
-                        refused = Some(bridge_id);
-                        (ended, "The request ended")
-                    }
-                    Taken::Ended(ended) => (ended, "The request ended"),
+            Next::Answer(answer) => match take_answer(&mut leg, &answer, scratch, limits, id) {
+                Taken::Recorded => continue,
+                Taken::Refused(bridge_id, ended) => {
+                    refused = Some(bridge_id);
+                    (ended, "The request ended")
                 }
-            }
+                Taken::Ended(ended) => (ended, "The request ended"),
+            },
             Next::Cancelled => (Bridged::Cancelled, "The request was cancelled"),
             Next::Gone => (
                 reply_error(
@@ -315,12 +314,12 @@ enum Taken {
 /// Records one answer in the leg.
 fn take_answer<S: Scratch>(
     leg: &mut Leg<MAX_INPUTS>,
-    answer: &[u8],
+    answer: &impl ClientAnswer,
     scratch: &mut S,
     limits: &BridgeLimits,
     id: Id<'_>,
 ) -> Taken {
-    let Ok(response) = parse_response(answer, &limits.json) else {
+    let Ok(response) = answer.response(&limits.json) else {
         return Taken::Ended(reply_error(
             scratch,
             id,

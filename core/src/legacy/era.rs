@@ -44,6 +44,18 @@ impl EraSupport {
         )
     }
 
+    /// Why the 2026-07-28 path refuses `initialize` (-32601) on a server serving these eras:
+    /// a modern-only server speaks nothing else; on a dual-era one the request reached that
+    /// path because a 2026-07-28 request decided the connection first (or it carries the
+    /// envelope itself).
+    pub(crate) const fn initialize_refusal(self) -> &'static str {
+        if self.serves(Era::Legacy) {
+            EraMismatch::InitializeOnModern.message()
+        } else {
+            "initialize is not part of protocol 2026-07-28; this server speaks 2026-07-28 only"
+        }
+    }
+
     /// The era that serves a message which decides nothing before anything is decided:
     /// modern when served (so such messages are answered exactly as a modern-only server
     /// answers them), legacy otherwise.
@@ -73,7 +85,7 @@ pub fn signal(message: &Incoming<'_>) -> Signal {
     let (method, params) = match message {
         Incoming::Request(r) => (r.method, r.params),
         Incoming::Notification(n) => (n.method, n.params),
-        Incoming::Response => return Signal::Neutral,
+        Incoming::Response(_) => return Signal::Neutral,
     };
     let is_request = matches!(message, Incoming::Request(_));
     if is_request && method.eq_str("initialize") {

@@ -30,7 +30,7 @@
 //! 5. **Bridge** (inside [`drive`]): [`Leg::open`] (capability admission, bounded rounds),
 //!    send each [`Leg::write_request`] to the client (stdio: on the connection; HTTP: in the
 //!    POST's SSE response), take each answer the link routes by [`BridgeId`] into
-//!    [`Leg::accept`] (the link times each wait; [`write_cancelled`] for what is left when
+//!    [`Leg::accept`] (read once where it arrived: [`ReadAnswer`]) (the link times each wait; [`write_cancelled`] for what is left when
 //!    the wait ends), then [`Leg::write_retry`] and run the retry as in step 4. Errors end
 //!    the request with [`BridgeError::write_error`] or [`write_refused`].
 //! 6. **Server notifications:** [`write_event`] gives list changes and resource updates their
@@ -104,7 +104,9 @@ pub use lift::lift_request;
 pub use lower::{NotAResponse, Settled, settle};
 pub use notify::write_event;
 pub use request_handle::RequestHandle;
-pub use response::{ClientResponse, MalformedResponse, Outcome, parse_response};
+pub use response::{
+    ClientAnswer, ClientResponse, MalformedResponse, Outcome, ReadAnswer, parse_response,
+};
 pub use session::{ClientName, MAX_CLIENT_NAME, MAX_CLIENT_VERSION, Session};
 pub use session_id::SessionId;
 pub use version::LegacyVersion;

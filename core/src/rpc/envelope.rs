@@ -25,6 +25,17 @@ pub struct Notification<'a> {
     pub params: Option<Object<'a>>,
 }
 
+/// A response from the peer: the answer to a request this side sent, with what a caller
+/// needs to route and read it (the scan that found it noted them).
+#[derive(Clone, Copy, Debug)]
+pub struct Response<'a> {
+    /// The id of the request it answers.
+    pub id: Id<'a>,
+    /// Its `result` (`Ok`) or its `error` (`Err`), any JSON value as it arrived; `None` when
+    /// it has both (JSON-RPC allows exactly one).
+    pub outcome: Option<Result<Value<'a>, Value<'a>>>,
+}
+
 /// One well-formed incoming message.
 #[derive(Clone, Copy, Debug)]
 pub enum Incoming<'a> {
@@ -32,8 +43,9 @@ pub enum Incoming<'a> {
     Request(Request<'a>),
     /// A notification.
     Notification(Notification<'a>),
-    /// A response from the peer (MCP 2026-07-28 servers send no requests, so it is dropped).
-    Response,
+    /// A response from the peer, with at least one of `result` and `error` (MCP 2026-07-28
+    /// servers send no requests, so a server drops it; the legacy bridge routes it by id).
+    Response(Response<'a>),
 }
 
 /// A message that must be answered with an error (`id` is `None` when it could not be read).
@@ -101,16 +113,17 @@ pub(crate) fn parse_visiting<'a, V: Visitor<'a>>(
             }
         },
     };
-    if !fields
-        .jsonrpc
-        .and_then(|v| v.as_str())
-        .is_some_and(|v| v.eq_str("2.0"))
-    {
+    if !fields.version {
         return Err(Rejected::invalid(id, "jsonrpc must be \"2.0\""));
     }
     let Some(method) = fields.method else {
-        if id.is_some() && (fields.result || fields.error) {
-            return Ok(Incoming::Response);
+        if let (Some(id), Some(outcome)) = (id, fields.outcome) {
+            let outcome = match (fields.both, fields.is_error) {
+                (true, _) => None,
+                (false, false) => Some(Ok(outcome)),
+                (false, true) => Some(Err(outcome)),
+            };
+            return Ok(Incoming::Response(Response { id, outcome }));
         }
         return Err(Rejected::invalid(id, "The method is missing"));
     };
@@ -135,11 +148,17 @@ pub(crate) fn parse_visiting<'a, V: Visitor<'a>>(
 #[derive(Default)]
 struct Fields<'a> {
     id: Option<Value<'a>>,
-    jsonrpc: Option<Value<'a>>,
+    /// Whether `jsonrpc` is "2.0" (a flag rather than the value: this frame is on the stack
+    /// of every round).
+    version: bool,
     method: Option<Value<'a>>,
     params: Option<Value<'a>>,
-    result: bool,
-    error: bool,
+    /// `result` or `error`, whichever came last.
+    outcome: Option<Value<'a>>,
+    /// Whether `outcome` is `error`.
+    is_error: bool,
+    /// Whether the message has both.
+    both: bool,
 }
 
 /// Notes the members of the root object, and passes what is inside `params` on.
@@ -174,15 +193,15 @@ impl<'a, V: Visitor<'a>> Visitor<'a> for Envelope<'a, '_, V> {
         if key.is("id") {
             fields.id = Some(value);
         } else if key.is("jsonrpc") {
-            fields.jsonrpc = Some(value);
+            fields.version = value.as_str().is_some_and(|v| v.eq_str("2.0"));
         } else if key.is("method") {
             fields.method = Some(value);
         } else if key.is("params") {
             fields.params = Some(value);
-        } else if key.is("result") {
-            fields.result = true;
-        } else if key.is("error") {
-            fields.error = true;
+        } else if key.is("result") || key.is("error") {
+            fields.both = fields.outcome.is_some();
+            fields.is_error = key.is("error");
+            fields.outcome = Some(value);
         }
     }
 }

@@ -6,7 +6,7 @@ mod error;
 mod id;
 
 pub(crate) use envelope::parse_visiting;
-pub use envelope::{Incoming, Notification, Rejected, Request, parse};
+pub use envelope::{Incoming, Notification, Rejected, Request, Response, parse};
 pub use error::{ErrorCode, write_error};
 pub use id::Id;
 

@@ -19,10 +19,34 @@ fn classifies_messages() {
         ),
         Ok(Incoming::Notification(_))
     ));
-    assert!(matches!(
-        parse(br#"{"jsonrpc":"2.0","id":"x","result":{}}"#, &l),
-        Ok(Incoming::Response)
-    ));
+    let Ok(Incoming::Response(answer)) =
+        parse(br#"{"jsonrpc":"2.0","id":"x","result":{"a":1}}"#, &l)
+    else {
+        panic!("a response");
+    };
+    assert!(matches!(answer.id, Id::Str(s) if s.eq_str("x")));
+    assert!(matches!(answer.outcome, Some(Ok(r)) if r.raw() == br#"{"a":1}"#));
+    let Ok(Incoming::Response(refusal)) = parse(
+        br#"{"error":{"code":-1,"message":"no"},"id":3,"jsonrpc":"2.0"}"#,
+        &l,
+    ) else {
+        panic!("a response");
+    };
+    assert_eq!(refusal.id, Id::Num(3));
+    let Some(Err(error)) = refusal.outcome else {
+        panic!("an error");
+    };
+    assert_eq!(error.get("code").and_then(|c| c.as_i64()), Some(-1));
+    let Ok(Incoming::Response(both)) = parse(
+        br#"{"jsonrpc":"2.0","id":4,"error":{"code":-1,"message":"no"},"result":{}}"#,
+        &l,
+    ) else {
+        panic!("a response");
+    };
+    assert!(both.outcome.is_none());
+    // Without an id, or with neither member, it is not a response.
+    assert!(parse(br#"{"jsonrpc":"2.0","result":{}}"#, &l).is_err());
+    assert!(parse(br#"{"jsonrpc":"2.0","id":1}"#, &l).is_err());
 }
 
 #[test]

@@ -29,7 +29,7 @@ macro_rules! admit {
                 whole_error(&mut $w, rejected.id, rejected.code, rejected.message, None);
                 return $w.finish().map(Accepted::Replied);
             }
-            Ok(Incoming::Response) => return Ok(Accepted::Silent),
+            Ok(Incoming::Response(_)) => return Ok(Accepted::Silent),
             Ok(Incoming::Notification(n)) => {
                 if n.method.eq_str("notifications/cancelled") {
                     let id = n
@@ -53,7 +53,7 @@ macro_rules! admit {
             }
             Err(refusal) => {
                 crate::log::debug!("request refused before any handler ran");
-                refusal.write(&mut $w, request.id);
+                refusal.write(&mut $w, request.id, &$server.config);
                 $w.finish().map(Accepted::Replied)
             }
         }
@@ -634,7 +634,7 @@ impl From<lists::BadCursor> for Refusal<'_> {
 }
 
 impl Refusal<'_> {
-    fn write(&self, w: &mut Writer<'_>, id: Id<'_>) {
+    fn write(&self, w: &mut Writer<'_>, id: Id<'_>, config: &Config<'_>) {
         let id = Some(id);
         match *self {
             Refusal::UnknownMethod(name) => {
@@ -643,7 +643,7 @@ impl Refusal<'_> {
                         w,
                         id,
                         ErrorCode::METHOD_NOT_FOUND,
-                        "initialize is not part of protocol 2026-07-28; this server speaks 2026-07-28 only",
+                        config.eras.initialize_refusal(),
                         Some(&|w: &mut Writer<'_>| {
                             w.object(|o| {
                                 o.array("supported", |a| {

@@ -1,6 +1,7 @@
 //! What a server says about itself and the knobs that shape its replies.
 
 use crate::json::{Limits, Writer};
+use crate::legacy::EraSupport;
 use crate::state::{KeySet, StateOptions};
 
 /// The server software (`_meta["io.modelcontextprotocol/serverInfo"]` on every result, and
@@ -181,6 +182,13 @@ pub struct Config<'s> {
     pub cache_scope: CacheScope,
     /// Keys and TTL for sealed request state (`None`: handlers cannot seal or open state).
     pub state: Option<&'s StateOptions<dyn KeySet>>,
+    /// Which eras the server speaks (default both). The core serves 2026-07-28; the
+    /// `initialize` era is served beside it by the transports (`snodo-std`'s stdio and HTTP
+    /// servers read it here, and the serial bridge serves it for a device). The core reads
+    /// it to refuse an `initialize` that reaches its 2026-07-28 path in true words: a
+    /// modern-only server speaks nothing else; a dual-era one opens a 2025-11-25 session
+    /// only before a 2026-07-28 request decided the connection.
+    pub eras: EraSupport,
 }
 
 impl<'s> Config<'s> {
@@ -194,7 +202,15 @@ impl<'s> Config<'s> {
             ttl_ms: 60_000,
             cache_scope: CacheScope::Public,
             state: None,
+            eras: EraSupport::Both,
         }
+    }
+
+    /// The same configuration serving only these eras.
+    #[must_use]
+    pub const fn with_eras(mut self, eras: EraSupport) -> Self {
+        self.eras = eras;
+        self
     }
 
     /// The same configuration with other JSON limits (e.g. [`Limits::DEVICE`]).
@@ -223,6 +239,46 @@ impl<'s> Config<'s> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::server::{Accepted, Registry, Round, Server};
+
+    #[derive(Debug)]
+    struct Empty;
+    impl Registry for Empty {}
+
+    /// What a server configured with `eras` answers `initialize` (which reaches the core only
+    /// where no legacy session can open for it).
+    fn initialize_refused(eras: EraSupport) -> ([u8; 512], usize) {
+        let server = Server::new(Config::new("s", "1.0").with_eras(eras), Empty).unwrap();
+        let mut out = [0u8; 512];
+        let request = br#"{"jsonrpc":"2.0","id":7,"method":"initialize","params":{}}"#;
+        let accepted = server.accept(request, Round::anonymous(0), &mut out);
+        let Ok(Accepted::Replied(n)) = accepted else {
+            panic!("initialize is answered by the core: {accepted:?}");
+        };
+        (out, n)
+    }
+
+    #[test]
+    fn a_modern_only_server_refuses_initialize_as_speaking_2026_07_28_only() {
+        let (out, n) = initialize_refused(EraSupport::ModernOnly);
+        assert_eq!(
+            &out[..n],
+            br#"{"jsonrpc":"2.0","id":7,"error":{"code":-32601,"message":"initialize is not part of protocol 2026-07-28; this server speaks 2026-07-28 only","data":{"supported":["2026-07-28"]}}}"#
+        );
+    }
+
+    #[test]
+    fn a_dual_era_server_refuses_initialize_as_too_late_for_the_connection() {
+        for eras in [EraSupport::Both, EraSupport::LegacyOnly] {
+            let (out, n) = initialize_refused(eras);
+            assert_eq!(
+                &out[..n],
+                br#"{"jsonrpc":"2.0","id":7,"error":{"code":-32601,"message":"This connection speaks MCP 2026-07-28 (a request with the _meta envelope or server/discover came first): initialize opens a 2025-11-25 session only before any 2026-07-28 request","data":{"supported":["2026-07-28"]}}}"#,
+                "{eras:?}"
+            );
+        }
+        assert_eq!(Config::new("s", "1.0").eras, EraSupport::Both);
+    }
 
     fn written(info: ServerInfo<'_>) -> ([u8; 256], usize) {
         let mut buf = [0u8; 256];

@@ -252,7 +252,7 @@ fn expect(message: &[u8]) -> Expect {
     match rpc::parse(message, &Limits::HOST) {
         Ok(Incoming::Request(request)) => Expect::Reply(IdKey::of(Some(request.id))),
         Ok(Incoming::Notification(_)) => Expect::Nothing,
-        Ok(Incoming::Response) => Expect::Drop,
+        Ok(Incoming::Response(_)) => Expect::Drop,
         // The device answers an invalid message with an error, its id or null.
         Err(rejected) => Expect::Reply(IdKey::of(rejected.id)),
     }

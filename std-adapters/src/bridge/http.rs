@@ -31,7 +31,7 @@ use snodo_core::rpc::{self, Incoming as Message};
 use tokio::net::TcpListener;
 use tokio::sync::mpsc;
 
-use snodo_core::legacy::HttpRoute;
+use snodo_core::legacy::{EraSupport, HttpRoute};
 use tokio::sync::watch;
 
 use super::device::{Answer, Device, DeviceError};
@@ -104,23 +104,21 @@ impl BridgeService {
         };
         let parsed = rpc::parse(&body, &Limits::HOST);
         if let Ok(message) = &parsed {
-            match legacy::classify(message, &parts.headers, config.eras) {
+            match legacy::classify(message, &parts.headers, EraSupport::Both) {
                 Ok(HttpRoute::Modern) => {}
                 Ok(route) => {
                     let side = &*self.legacy;
-                    let limits = side.backend.limits();
                     let reading = legacy::Reading {
                         sessions: &side.sessions,
                         in_flight: &side.in_flight,
                         served: side.backend.served(),
-                        limits: &limits,
                     };
                     let prepared =
                         legacy::prepare(&reading, route, message, &body, &parts.headers, None);
                     return self.legacy_post(prepared, body).await;
                 }
                 Err(mismatch) => {
-                    return match legacy::refuse_era(mismatch, message, config.eras) {
+                    return match legacy::refuse_era(mismatch, message, EraSupport::Both) {
                         Out::Reply(reply, status) => json(status, reply),
                         _ => empty(StatusCode::BAD_REQUEST),
                     };
@@ -141,7 +139,7 @@ impl BridgeService {
             }
             // A client's response: the device never asks anything, so there is nothing to
             // deliver it to.
-            Ok(Message::Response) => return empty(StatusCode::ACCEPTED),
+            Ok(Message::Response(_)) => return empty(StatusCode::ACCEPTED),
             Ok(Message::Notification(_)) | Err(_) => {}
         }
         let answers = self.device.send(body.to_vec());

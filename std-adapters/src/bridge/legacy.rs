@@ -19,7 +19,6 @@
 use std::collections::VecDeque;
 use std::sync::{Mutex, OnceLock};
 
-use bytes::Bytes;
 use snodo_core::json::{Limits, Writer};
 use snodo_core::legacy::{BridgeId, RequestHandle, Session, parse_initialize};
 use snodo_core::rpc::{self, ErrorCode, Id, Request};
@@ -28,7 +27,9 @@ use tokio::sync::{mpsc, oneshot};
 
 use super::device::Device;
 use super::rounds::{DeviceRounds, Known, lock};
-use crate::legacy::round::{BridgeBuffers, BridgeConfig, Bridged, Link, LinkClosed, WaitsFull};
+use crate::legacy::round::{
+    Answer, BridgeBuffers, BridgeConfig, Bridged, Link, LinkClosed, WaitsFull,
+};
 use crate::legacy::stdio::{Legacy, Read};
 use crate::stdio::in_flight::RequestKey;
 
@@ -259,7 +260,7 @@ impl Link for DeviceLink<'_> {
         change(&mut lock(self.session))
     }
 
-    fn wait_for(&self, id: BridgeId) -> Result<oneshot::Receiver<Bytes>, WaitsFull> {
+    fn wait_for(&self, id: BridgeId) -> Result<oneshot::Receiver<Answer>, WaitsFull> {
         self.host.legacy.answers().wait_for(id)
     }
 

@@ -41,10 +41,6 @@ impl DeviceBackend {
 impl Backend for DeviceBackend {
     type Rounds<'b> = DeviceRounds<'b>;
 
-    fn limits(&self) -> Limits {
-        Limits::HOST
-    }
-
     fn served(&self) -> ServerCapabilities {
         lock(&self.known)
             .as_ref()

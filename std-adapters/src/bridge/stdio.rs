@@ -163,7 +163,7 @@ pub(crate) fn failure_reply(message: &[u8], error: &DeviceError) -> Option<Vec<u
         _ => ErrorCode::INTERNAL_ERROR,
     };
     match rpc::parse(message, &Limits::HOST) {
-        Ok(Incoming::Notification(_) | Incoming::Response) => None,
+        Ok(Incoming::Notification(_) | Incoming::Response(_)) => None,
         _ => Some(error_reply(message, code, &error.to_string())),
     }
 }

@@ -69,9 +69,23 @@ pub(crate) enum Admitted {
     /// A `POST` with a JSON body to read.
     Post,
     /// A legacy (2025-11-25) session's `GET` (its event stream) or `DELETE` (its end): the
-    /// only other methods, and only when the endpoint serves that era and the request names
-    /// its session.
+    /// only other methods, and only when the request names its session (and the server
+    /// serves that era: [`Admitted::served`]).
     SessionMethod,
+}
+
+impl Admitted {
+    /// The admission on a server serving `eras` (asked only for a session's method): a
+    /// session's method where no session can be is refused as any other method but `POST`
+    /// (405).
+    pub(crate) fn served(self, eras: impl FnOnce() -> EraSupport) -> Result<Admitted, Refusal> {
+        match self {
+            Admitted::SessionMethod if !eras().serves(Era::Legacy) => {
+                Err(Refusal::MethodNotAllowed)
+            }
+            admitted => Ok(admitted),
+        }
+    }
 }
 
 /// Checks a request's line and headers, in order: path, `Host`, `Origin`, method,
@@ -98,7 +112,7 @@ pub(crate) fn admit(parts: &Parts, config: &HttpConfig) -> Result<Admitted, Refu
         }
     }
     if parts.method != Method::POST {
-        return if is_session_method(parts, config.eras) {
+        return if is_session_method(parts) {
             Ok(Admitted::SessionMethod)
         } else {
             Err(Refusal::MethodNotAllowed)
@@ -130,9 +144,8 @@ pub(crate) fn admit(parts: &Parts, config: &HttpConfig) -> Result<Admitted, Refu
 }
 
 /// Whether a request other than `POST` is a legacy session's `GET` or `DELETE`.
-fn is_session_method(parts: &Parts, support: EraSupport) -> bool {
-    support.serves(Era::Legacy)
-        && (parts.method == Method::GET || parts.method == Method::DELETE)
+fn is_session_method(parts: &Parts) -> bool {
+    (parts.method == Method::GET || parts.method == Method::DELETE)
         && parts.headers.contains_key(HEADER_SESSION_ID)
 }
 
@@ -370,10 +383,13 @@ mod tests {
             admit(&without_session, &both),
             Err(Refusal::MethodNotAllowed)
         );
-        let modern = HttpConfig::new().with_eras(EraSupport::ModernOnly);
-        assert_eq!(
-            admit(&session(Method::GET), &modern),
-            Err(Refusal::MethodNotAllowed)
-        );
+        for method in [Method::GET, Method::DELETE] {
+            let admitted = admit(&session(method), &both).unwrap();
+            assert_eq!(admitted.served(|| EraSupport::Both), Ok(admitted));
+            assert_eq!(
+                admitted.served(|| EraSupport::ModernOnly),
+                Err(Refusal::MethodNotAllowed)
+            );
+        }
     }
 }

@@ -3,8 +3,6 @@
 use std::net::{Ipv4Addr, SocketAddr};
 use std::time::Duration;
 
-use snodo_core::legacy::EraSupport;
-
 use crate::legacy::{BridgeConfig, SessionLimits};
 
 /// Which values of a header are allowed.
@@ -78,10 +76,6 @@ pub struct HttpConfig {
     /// Over HTTP a client cancels by closing the stream; this is a best-effort extra.
     /// Default true.
     pub cancel_by_notification: bool,
-    /// Which eras the endpoint serves: 2026-07-28 requests, 2025-11-25 (`initialize`)
-    /// sessions, or both on the one URL. [`EraSupport::ModernOnly`] answers `GET` and
-    /// `DELETE` with 405 and ignores `Mcp-Session-Id`. Default both.
-    pub eras: EraSupport,
     /// The bounds of the legacy sessions (`initialize` era): how many, how long idle, and
     /// what each may hold. Sessions live in this process: a cluster needs sticky sessions
     /// on `Mcp-Session-Id` for legacy clients (`docs/deploy.md`).
@@ -116,7 +110,6 @@ impl HttpConfig {
             keep_alive: Some(Duration::from_secs(15)),
             notification_queue: 64,
             cancel_by_notification: true,
-            eras: EraSupport::Both,
             legacy_sessions: SessionLimits::DEFAULT,
             bridge: BridgeConfig::DEFAULT,
         }
@@ -215,13 +208,6 @@ impl HttpConfig {
 }
 
 impl HttpConfig {
-    /// Serving only these eras.
-    #[must_use]
-    pub fn with_eras(mut self, eras: EraSupport) -> Self {
-        self.eras = eras;
-        self
-    }
-
     /// With other bounds for legacy sessions.
     #[must_use]
     pub fn with_legacy_sessions(mut self, limits: SessionLimits) -> Self {

@@ -74,7 +74,8 @@
 //! # Legacy sessions
 //!
 //! Clients of the `initialize` era (2025-11-25, 2025-06-18, 2025-03-26) are served on the
-//! same URL unless [`HttpConfig::eras`] says otherwise ([`EraSupport`]). Each POST is
+//! same URL unless the server's [`Config::eras`](snodo_core::server::Config::eras) says
+//! otherwise ([`EraSupport`]). Each POST is
 //! classified by its message: a request with the 2026-07-28 `_meta` envelope takes the path
 //! above whatever its headers; `initialize` opens a session, whose random id (32 hex digits)
 //! the response carries in `Mcp-Session-Id`; every other message with that header belongs to

@@ -227,7 +227,8 @@ impl<A: AsyncHandler + 'static> McpService<A> {
             return metadata;
         }
         let mut observation = Observation::start(inner.metrics.as_ref());
-        let admitted = match admission::admit(&parts, config) {
+        let eras = || inner.servers.load().config().eras;
+        let admitted = match admission::admit(&parts, config).and_then(|a| a.served(eras)) {
             Ok(admitted) => admitted,
             Err(refusal) => {
                 tracing::debug!(?refusal, method = %parts.method, path = parts.uri.path(), "refused");
@@ -366,7 +367,7 @@ async fn run<A: AsyncHandler + 'static>(
             .as_deref()
             .map_or(Principal::Anonymous, Principal::Id),
     };
-    let eras = inner.config.eras;
+    let eras = server.config().eras;
     // One parse: the metrics note the method, the era is told, and a modern request's
     // headers are checked against it before the core routes it.
     let accepted = server.accept_inspected(&body, round, &mut out, |parsed| {
@@ -381,7 +382,6 @@ async fn run<A: AsyncHandler + 'static>(
                     sessions: &shared.sessions,
                     in_flight: &shared.in_flight,
                     served: server.app().capabilities(),
-                    limits: &server.config().limits,
                 };
                 let principal = principal.as_deref();
                 let prepared =

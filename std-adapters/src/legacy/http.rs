@@ -18,7 +18,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use http::request::Parts;
 use http::{HeaderMap, HeaderValue, Method, Response, StatusCode};
-use snodo_core::json::{Limits, Writer};
+use snodo_core::json::Writer;
 use snodo_core::legacy::{
     BridgeId, Era, EraMismatch, EraSupport, HttpRoute, RequestHandle, Session, SessionId, Step,
     check_version_header, classify_post, parse_initialize, write_empty_result, write_event,
@@ -34,7 +34,7 @@ use tokio::time::Instant;
 
 use super::replay::{parse_event_id, priming};
 use super::round::{
-    BridgeConfig, BridgePool, Bridged, Link, LinkClosed, Local, Rounds, WaitsFull, bridge,
+    Answer, BridgeConfig, BridgePool, Bridged, Link, LinkClosed, Local, Rounds, WaitsFull, bridge,
 };
 use super::sessions::{Entry, RequestTicket, Sessions, StreamClaim, SubscribeRefused};
 use crate::events::{EventBus, ServerEvent, next_event};
@@ -72,7 +72,7 @@ fn enveloped(message: &Incoming<'_>) -> bool {
     let params = match message {
         Incoming::Request(r) => r.params,
         Incoming::Notification(n) => n.params,
-        Incoming::Response => None,
+        Incoming::Response(_) => None,
     };
     params
         .and_then(|p| p.get("_meta"))
@@ -88,10 +88,8 @@ pub(crate) trait Backend: Clone + Send + Sync + 'static {
     where
         Self: 'b;
 
-    /// Bounds on the JSON of the requests and the client's answers.
-    fn limits(&self) -> Limits;
-
     /// What the backend serves, as the session answers it (`ping`, `logging/setLevel`, ...).
+    #[cfg(feature = "bridge")]
     fn served(&self) -> ServerCapabilities;
 
     /// The round that runs a request of `principal`.
@@ -120,10 +118,7 @@ impl<A> Clone for ServerBackend<A> {
 impl<A: AsyncHandler + 'static> Backend for ServerBackend<A> {
     type Rounds<'b> = Local<'b, A>;
 
-    fn limits(&self) -> Limits {
-        self.0.config().limits
-    }
-
+    #[cfg(feature = "bridge")]
     fn served(&self) -> ServerCapabilities {
         self.0.app().capabilities()
     }
@@ -193,7 +188,6 @@ pub(crate) struct Reading<'r> {
     pub(crate) in_flight: &'r InFlight,
     /// What the backend serves, as the session answers it.
     pub(crate) served: ServerCapabilities,
-    pub(crate) limits: &'r Limits,
 }
 
 /// Steps the session with `message`, the endpoint's one parse of `body` (`route` is
@@ -203,7 +197,7 @@ pub(crate) fn prepare(
     reading: &Reading<'_>,
     route: HttpRoute,
     message: &Incoming<'_>,
-    body: &[u8],
+    body: &Bytes,
     headers: &HeaderMap,
     principal: Option<&str>,
 ) -> Prepared {
@@ -272,8 +266,8 @@ pub(crate) fn prepare(
             tracing::debug!(stopped, "legacy cancellation");
             Out::Accepted
         }
-        Step::Answer => {
-            answer(&entry, body, reading.limits);
+        Step::Answer(response) => {
+            answer(&entry, body, &response);
             Out::Accepted
         }
         Step::Modern { request, .. } => match RequestHandle::of(body, &request) {
@@ -421,7 +415,7 @@ impl Link for StreamLink<'_> {
         self.entry.update(change)
     }
 
-    fn wait_for(&self, id: BridgeId) -> Result<oneshot::Receiver<Bytes>, WaitsFull> {
+    fn wait_for(&self, id: BridgeId) -> Result<oneshot::Receiver<Answer>, WaitsFull> {
         self.entry.answers().wait_for(id)
     }
 
@@ -572,10 +566,11 @@ async fn initialize<B: Backend>(
     }
 }
 
-/// Routes a client's response to the bridged request waiting for it; anything else is
-/// dropped (a late or unknown answer changes nothing).
-fn answer(entry: &Entry, body: &[u8], limits: &Limits) {
-    if !entry.answers().deliver(body, limits) {
+/// Routes a client's response (`body`, read as `response`) to the bridged request waiting
+/// for it; anything else is dropped (a late or unknown answer changes nothing).
+fn answer(entry: &Entry, body: &Bytes, response: &rpc::Response<'_>) {
+    let answer = Answer::new(body, response, |_| body.clone());
+    if !answer.is_some_and(|a| entry.answers().deliver(a)) {
         tracing::debug!("a response nobody waits for was dropped");
     }
 }

@@ -5,8 +5,8 @@
 //! retry) serves legacy clients too: the bridge loop ([`BridgeConfig`] bounds it) sends each
 //! input request as the legacy server-to-client request (`elicitation/create`,
 //! `sampling/createMessage`, `roots/list`), waits for the answers, and runs the handler again
-//! with them. Which eras a transport serves is its configuration's `eras`
-//! ([`EraSupport`], default both).
+//! with them. Which eras the transports serve is the server's
+//! [`Config::eras`](snodo_core::server::Config::eras) ([`EraSupport`], default both).
 
 pub(crate) mod http;
 mod replay;

@@ -16,7 +16,8 @@
 //!   stream), and the notifier the handler's progress and log messages go through.
 //! - [`Answers`] is a bounded table of those waits ([`BridgeConfig::max_waiting`] at most),
 //!   a transport can keep per session: [`Answers::wait_for`] registers one,
-//!   [`Answers::deliver`] routes a client's response by its [`BridgeId`].
+//!   [`Answers::deliver`] routes a client's response, read once where it arrived
+//!   ([`Answer`]), by its [`BridgeId`].
 //! - [`BridgeBuffers`] are the core's [`Scratch`], made once and reused from request to
 //!   request (the requests and the reply grow when a message needs it).
 
@@ -30,8 +31,8 @@ use std::time::Duration;
 use bytes::Bytes;
 use snodo_core::json::Writer;
 use snodo_core::legacy::{
-    BridgeId, BridgeLimits, Link as CoreLink, Next, Part, Parts, Scratch, Session, drive,
-    parse_response,
+    BridgeId, BridgeLimits, Link as CoreLink, Next, Part, Parts, ReadAnswer, Scratch, Session,
+    drive,
 };
 use snodo_core::rpc::Request;
 use snodo_core::server::{Handled, Notifier, Principal, Round, Server};
@@ -171,7 +172,7 @@ pub(crate) trait Link: Send {
     fn update_session<R>(&self, change: impl FnOnce(&mut Session) -> R) -> R;
 
     /// Registers a wait for the client's response to the bridged request `id`.
-    fn wait_for(&self, id: BridgeId) -> Result<oneshot::Receiver<Bytes>, WaitsFull>;
+    fn wait_for(&self, id: BridgeId) -> Result<oneshot::Receiver<Answer>, WaitsFull>;
 
     /// Sends one message to the client, waiting for room.
     fn send(&mut self, message: &[u8]) -> impl Future<Output = Result<(), LinkClosed>> + Send;
@@ -186,6 +187,10 @@ pub(crate) trait Link: Send {
     }
 }
 
+/// A client's answer to a bridged request, read once where it arrived (its id routes it; the
+/// waiting request views it again without a scan), with the bytes it was read from.
+pub(crate) type Answer = ReadAnswer<Bytes>;
+
 /// A bounded table of bridged requests waiting for the client's answer, by [`BridgeId`].
 #[derive(Debug)]
 pub(crate) struct Answers {
@@ -195,7 +200,7 @@ pub(crate) struct Answers {
 
 #[derive(Debug, Default)]
 struct Waiting {
-    senders: HashMap<u64, oneshot::Sender<Bytes>>,
+    senders: HashMap<u64, oneshot::Sender<Answer>>,
     /// No answer can come any more (the client's input ended).
     closed: bool,
 }
@@ -212,7 +217,7 @@ impl Answers {
     /// Registers a wait for the answer to `id`; a wait whose receiver was dropped no longer
     /// counts.
     /// Once [closed](Answers::close), the wait ends at once, without an answer.
-    pub(crate) fn wait_for(&self, id: BridgeId) -> Result<oneshot::Receiver<Bytes>, WaitsFull> {
+    pub(crate) fn wait_for(&self, id: BridgeId) -> Result<oneshot::Receiver<Answer>, WaitsFull> {
         let mut waiting = self.lock();
         waiting.senders.retain(|_, sender| !sender.is_closed());
         if waiting.senders.len() >= self.capacity {
@@ -232,17 +237,11 @@ impl Answers {
         waiting.senders.clear();
     }
 
-    /// Hands `response` (a whole JSON-RPC response from the client) to the request waiting
+    /// Hands `answer` (a client's response, read where it arrived) to the request waiting
     /// for it; whether one was.
-    pub(crate) fn deliver(&self, response: &[u8], limits: &snodo_core::json::Limits) -> bool {
-        let Some(id) = parse_response(response, limits)
-            .ok()
-            .and_then(|r| BridgeId::from_id(&r.id))
-        else {
-            return false;
-        };
-        let waiter = self.lock().senders.remove(&id.0);
-        waiter.is_some_and(|w| w.send(Bytes::copy_from_slice(response)).is_ok())
+    pub(crate) fn deliver(&self, answer: Answer) -> bool {
+        let waiter = self.lock().senders.remove(&answer.id().0);
+        waiter.is_some_and(|w| w.send(answer).is_ok())
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Waiting> {
@@ -388,12 +387,12 @@ struct Driven<'d, R, L, C> {
     link: &'d mut L,
     answer_timeout: Duration,
     /// The current leg's waits; `None` once answered.
-    waits: Vec<Option<oneshot::Receiver<Bytes>>>,
+    waits: Vec<Option<oneshot::Receiver<Answer>>>,
     cancelled: Pin<&'d mut C>,
 }
 
 impl<R: Rounds, L: Link, C: Future<Output = ()>> CoreLink for Driven<'_, R, L, C> {
-    type Answer = Bytes;
+    type Answer = Answer;
 
     fn session(&self) -> Session {
         self.link.session()
@@ -425,7 +424,7 @@ impl<R: Rounds, L: Link, C: Future<Output = ()>> CoreLink for Driven<'_, R, L, C
         self.link.send(message).await
     }
 
-    async fn next_answer(&mut self) -> Next<Bytes> {
+    async fn next_answer(&mut self) -> Next<Answer> {
         let waits = &mut self.waits;
         let next = poll_fn(|cx| next_answer(waits, cx));
         tokio::select! {
@@ -446,9 +445,9 @@ impl<R: Rounds, L: Link, C: Future<Output = ()>> CoreLink for Driven<'_, R, L, C
 
 /// The next answer of any wait still open, or `None` when none is.
 fn next_answer(
-    waits: &mut [Option<oneshot::Receiver<Bytes>>],
+    waits: &mut [Option<oneshot::Receiver<Answer>>],
     cx: &mut std::task::Context<'_>,
-) -> Poll<Option<Bytes>> {
+) -> Poll<Option<Answer>> {
     for wait in waits.iter_mut() {
         let Some(receiver) = wait else { continue };
         if let Poll::Ready(answer) = Pin::new(receiver).poll(cx) {

@@ -4,10 +4,9 @@
 //! era is decided each line is parsed for its signal (`initialize` → legacy; the `_meta`
 //! envelope or `server/discover` → modern; anything else is served the modern way and
 //! decides nothing). Once the connection is modern every line takes the modern path
-//! unparsed, as on a modern-only server, except a late `initialize`: answered -32601 saying
-//! the connection speaks 2026-07-28 (a modern-only server's -32601 says it speaks nothing
-//! else); only a line holding the text `"initialize"` is parsed for it. On a legacy
-//! connection a modern request is refused with -32600 naming the versions served.
+//! unparsed, as on a modern-only server; the core answers a late `initialize` there -32601,
+//! saying why in the server's terms ([`Config::eras`](snodo_core::server::Config::eras)). On
+//! a legacy connection a modern request is refused with -32600 naming the versions served.
 //!
 //! On a legacy connection the first `initialize` opens the process's [`Session`]
 //! ([`Legacy::open`]); later messages go through [`Session::step`] in the same read. The
@@ -38,7 +37,8 @@ use snodo_core::server::{Notifier, Principal, Server, ServerCapabilities};
 use tokio::sync::{broadcast, oneshot, watch};
 
 use super::round::{
-    Answers, BridgeBuffers, BridgeConfig, Bridged, Link, LinkClosed, Local, WaitsFull, bridge,
+    Answer, Answers, BridgeBuffers, BridgeConfig, Bridged, Link, LinkClosed, Local, WaitsFull,
+    bridge,
 };
 use crate::events::ServerEvent;
 use crate::handler::AsyncHandler;
@@ -167,11 +167,6 @@ impl Legacy {
     ) -> Read<'l> {
         let era = self.era();
         if era == Some(Era::Modern) {
-            if self.support.serves(Era::Legacy) {
-                if let Some(id) = late_initialize(line, limits) {
-                    return written(out, line, |w| refuse_late_initialize(w, id));
-                }
-            }
             return Read::Modern;
         }
         // A line that does not parse is answered by the modern path, which says why in the
@@ -182,8 +177,9 @@ impl Legacy {
         if era == Some(Era::Legacy) {
             match &message {
                 Incoming::Request(_) => {}
-                Incoming::Response => {
-                    if !self.answers.deliver(line, limits) {
+                Incoming::Response(response) => {
+                    let answer = Answer::new(line, response, Bytes::copy_from_slice);
+                    if !answer.is_some_and(|a| self.answers.deliver(a)) {
                         tracing::debug!("a response nobody waits for was dropped");
                     }
                     return Read::Taken;
@@ -198,7 +194,7 @@ impl Legacy {
             Ok(Era::Modern) => return Read::Modern,
             Ok(Era::Legacy) => {}
             // `initialize` where the connection cannot be legacy gets the modern path's
-            // answer, as from a modern-only server: -32601 naming 2026-07-28.
+            // answer: -32601 saying why, in the server's terms.
             Err(EraMismatch::NotServed(Era::Legacy) | EraMismatch::InitializeOnModern) => {
                 return Read::Modern;
             }
@@ -238,7 +234,7 @@ impl Legacy {
             Step::Replied => {}
             Step::Modern { request, .. } => return Read::Request(request),
             // Requests only: the reader took the rest above.
-            Step::Quiet | Step::Cancel { .. } | Step::Answer => return Read::Taken,
+            Step::Quiet | Step::Cancel { .. } | Step::Answer(_) => return Read::Taken,
         }
         w.finish().map_or(Read::Taken, Read::Reply)
     }
@@ -297,6 +293,7 @@ impl Legacy {
     }
 
     /// The session, once `initialize` opened it.
+    #[cfg(feature = "bridge")]
     pub(crate) fn session(&self) -> Option<&Mutex<Session>> {
         self.session.get()
     }
@@ -308,6 +305,7 @@ impl Legacy {
     }
 
     /// The waits of the session's bridged requests.
+    #[cfg(feature = "bridge")]
     pub(crate) fn answers(&self) -> &Answers {
         &self.answers
     }
@@ -474,7 +472,7 @@ impl Link for StdioLink<'_> {
         change(&mut lock(self.session))
     }
 
-    fn wait_for(&self, id: BridgeId) -> Result<oneshot::Receiver<Bytes>, WaitsFull> {
+    fn wait_for(&self, id: BridgeId) -> Result<oneshot::Receiver<Answer>, WaitsFull> {
         self.legacy.answers.wait_for(id)
     }
 
@@ -509,35 +507,6 @@ fn written(out: &mut Vec<u8>, line: &[u8], write: impl FnOnce(&mut Writer<'_>)) 
     let mut w = Writer::new(room(out, line));
     write(&mut w);
     w.finish().map_or(Read::Taken, Read::Reply)
-}
-
-/// The id of `line` when it is an `initialize` request. Only a line holding the text
-/// `"initialize"` is parsed, so the modern path keeps its one parse per message.
-fn late_initialize<'l>(line: &'l [u8], limits: &Limits) -> Option<Id<'l>> {
-    memchr::memmem::find(line, b"\"initialize\"")?;
-    let message = rpc::parse(line, limits).ok()?;
-    (signal(&message) == Signal::Initialize)
-        .then(|| request_id(&message))
-        .flatten()
-}
-
-/// `initialize` on a connection a 2026-07-28 request made modern, on a server that also
-/// speaks 2025-11-25: -32601 (the method is not one of this connection's), saying why and
-/// naming the version the connection speaks.
-fn refuse_late_initialize(w: &mut Writer<'_>, id: Id<'_>) {
-    rpc::write_error(
-        w,
-        Some(id),
-        ErrorCode::METHOD_NOT_FOUND,
-        EraMismatch::InitializeOnModern.message(),
-        Some(&|w: &mut Writer<'_>| {
-            w.raw(b"{\"supported\":");
-            w.array(|a| {
-                a.str(snodo_core::protocol::PROTOCOL_VERSION);
-            });
-            w.raw(b"}");
-        }),
-    );
 }
 
 fn request_id<'l>(message: &Incoming<'l>) -> Option<Id<'l>> {

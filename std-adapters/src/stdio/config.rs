@@ -1,7 +1,5 @@
 //! The knobs of the stdio adapter, and what each one costs.
 
-use snodo_core::legacy::EraSupport;
-
 use crate::legacy::BridgeConfig;
 
 /// Configuration of [`serve`](super::serve).
@@ -32,10 +30,6 @@ pub struct StdioConfig {
     /// and goes alone); a progress or log notification that finds no room is dropped.
     /// Default 128 KiB.
     pub write_buffer: usize,
-    /// Which eras the connection may speak: 2026-07-28 (the `_meta` envelope), the
-    /// `initialize` era (2025-11-25 and earlier), or both, decided by the first request that
-    /// says. Default both.
-    pub eras: EraSupport,
     /// The bounds of the bridge that serves `input_required` to a legacy client (rounds,
     /// the wait for each answer, answer bytes, waits at once).
     pub bridge: BridgeConfig,
@@ -51,7 +45,6 @@ impl StdioConfig {
             max_response_len: 1 << 20,
             max_concurrency: 64,
             write_buffer: 128 * 1024,
-            eras: EraSupport::Both,
             bridge: BridgeConfig::DEFAULT,
             legacy_subscriptions: 64,
         }
@@ -87,13 +80,6 @@ impl StdioConfig {
 }
 
 impl StdioConfig {
-    /// Serving only these eras.
-    #[must_use]
-    pub const fn with_eras(mut self, eras: EraSupport) -> Self {
-        self.eras = eras;
-        self
-    }
-
     /// With other bridge bounds.
     #[must_use]
     pub const fn with_bridge(mut self, bridge: BridgeConfig) -> Self {

@@ -34,7 +34,7 @@
 //! reader too, and memory stays within the configuration. The core's writer escapes every
 //! non-ASCII character, so output lines are ASCII.
 //!
-//! A connection speaks one era ([`StdioConfig::eras`], default both): the first request that
+//! A connection speaks one era (of the server's [`Config::eras`](snodo_core::server::Config::eras), default both): the first request that
 //! says decides. `initialize` opens a legacy (2025-11-25) session whose requests run through
 //! the same handlers, `input_required` bridged to the client as its own requests on this
 //! connection (see [`crate::legacy`]); the `_meta` envelope keeps the connection modern, with
@@ -153,6 +153,7 @@ where
     W: AsyncWrite + Unpin + Send + 'static,
 {
     let slots = config.max_concurrency.max(1);
+    let eras = server.config().eras;
     let session = Arc::new(Session {
         server,
         in_flight: InFlight::new(slots),
@@ -160,7 +161,7 @@ where
         max_line_len: config.max_line_len,
         max_response_len: config.max_response_len,
         legacy: Arc::new(Legacy::new(
-            config.eras,
+            eras,
             config.bridge,
             config.legacy_subscriptions,
         )),

@@ -3,6 +3,7 @@
 use std::sync::Arc;
 
 use snodo_core::json::Limits;
+use snodo_core::legacy::EraSupport;
 use snodo_core::server::{
     Completion, CompletionRef, CompletionReply, Config, Done, Error, Prompt, PromptGet,
     PromptReply, Registry, Resource, ResourceRead, ResourceReply, ResourceTarget, ResourceTemplate,
@@ -96,6 +97,23 @@ impl ServerBuilder {
     #[must_use]
     pub fn limits(mut self, limits: Limits) -> Self {
         self.config = self.config.with_limits(limits);
+        self
+    }
+
+    /// Serving only these eras (the default is both: 2026-07-28 and the `initialize` era).
+    ///
+    /// ```
+    /// use snodo_std::legacy::EraSupport;
+    ///
+    /// let server = snodo_std::typed::server("s", "1.0")
+    ///     .eras(EraSupport::ModernOnly)
+    ///     .build()
+    ///     .unwrap();
+    /// assert_eq!(server.config().eras, EraSupport::ModernOnly);
+    /// ```
+    #[must_use]
+    pub fn eras(mut self, eras: EraSupport) -> Self {
+        self.config = self.config.with_eras(eras);
         self
     }
 

@@ -75,7 +75,7 @@ fn session(out: &mut [u8]) -> Option<usize> {
                 lifted_at = Some((start, w.position()));
             }
             Step::Replied | Step::Quiet | Step::Cancel { .. } | Step::Subscription { .. } => {}
-            Step::Answer => return None,
+            Step::Answer(_) => return None,
         }
     }
     let (start, end) = lifted_at?;

@@ -381,10 +381,11 @@ fn subscriptions_answers_and_modern_methods_are_handed_back() {
         }
     ));
     let answer = message(r#"{"jsonrpc":"2.0","id":"snodo-bridge-1","result":{"roots":[]}}"#);
-    assert!(matches!(
-        session.step(&answer, SERVED, &mut w),
-        Step::Answer
-    ));
+    let Step::Answer(answer) = session.step(&answer, SERVED, &mut w) else {
+        panic!("a response is an answer");
+    };
+    assert!(matches!(answer.id, Id::Str(s) if s.eq_str("snodo-bridge-1")));
+    assert!(matches!(answer.outcome, Some(Ok(r)) if r.raw() == br#"{"roots":[]}"#));
     let call = message(r#"{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"t"}}"#);
     assert!(matches!(
         session.step(&call, SERVED, &mut w),

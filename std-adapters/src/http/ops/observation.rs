@@ -59,7 +59,7 @@ impl Observation {
                 Method::from_name(request.method).map_or("other", Method::name)
             }
             Ok(Incoming::Notification(_)) => "notification",
-            Ok(Incoming::Response) => "response",
+            Ok(Incoming::Response(_)) => "response",
             Err(_) => "invalid",
         };
         if self.span.is_disabled() {
