@@ -1,5 +1,5 @@
 //! The examples as processes: the `preferences` server's command line and a round over real
-//! pipes, and the terminal `client` driving the server's form flow over stdio and HTTP with
+//! pipes, `preferences_check` driving every flow in-process, and the terminal `client` driving the server's form flow over stdio and HTTP with
 //! answers piped into it.
 //!
 //! `cargo test -p snodo-std` builds the examples next to the test binaries
@@ -33,6 +33,29 @@ fn help_prints_usage() {
     let out = example().arg("--help").output().expect("runs");
     assert!(out.status.success());
     assert!(String::from_utf8_lossy(&out.stdout).contains("--stdio"));
+}
+
+#[test]
+fn the_check_example_drives_every_flow_to_its_end() {
+    let out = Command::new(example_path("preferences_check"))
+        .output()
+        .expect("runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    assert_eq!(
+        stdout.lines().filter(|l| l.starts_with("ok ")).count(),
+        5,
+        "{stdout}"
+    );
+    assert!(!stdout.contains("FAIL"), "{stdout}");
+}
+
+#[test]
+fn the_server_points_check_to_its_own_example() {
+    let out = example().arg("--check").output().expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("--example preferences_check"), "{stderr}");
 }
 
 #[test]

@@ -4,7 +4,7 @@
 //! ```text
 //! cargo run -p snodo-std --example preferences -- --stdio
 //! cargo run -p snodo-std --example preferences -- --http 127.0.0.1:8080
-//! cargo run -p snodo-std --example preferences -- --check
+//! cargo run -p snodo-std --example preferences_check   # drives every flow in-process
 //! ```
 //!
 //! Over stdio, standard output carries only MCP messages. Over HTTP, the first line on
@@ -14,7 +14,6 @@
 //! default).
 
 mod app;
-mod check;
 mod deploy_options;
 mod flows;
 mod keys_options;
@@ -33,12 +32,11 @@ use tracing_subscriber::util::SubscriberInitExt;
 use deploy_options::DeployOptions;
 
 const USAGE: &str = "\
-usage: preferences [--stdio | --http ADDR | --check]
+usage: preferences [--stdio | --http ADDR]
 
   --stdio       serve MCP on standard input and output (the default)
   --http ADDR   serve MCP over Streamable HTTP on ADDR (e.g. 127.0.0.1:8080; port 0 picks
                 a free one) and print the endpoint's URL as the first line
-  --check       drive every preference flow in-process and exit 0 if all is well
   --help        show this help
 ";
 
@@ -49,8 +47,6 @@ enum Command {
     Stdio,
     /// Serve over Streamable HTTP on this address.
     Http(SocketAddr),
-    /// Drive the flows in-process.
-    Check,
     /// Print the usage.
     Help,
 }
@@ -74,7 +70,11 @@ fn parse_args(args: impl IntoIterator<Item = String>) -> Result<(Command, Deploy
                     .map_err(|e| format!("`{addr}` is not an address ({e})"))?;
                 Command::Http(addr)
             }
-            "--check" => Command::Check,
+            "--check" => {
+                return Err("--check is now its own example: cargo run -p snodo-std \
+                            --example preferences_check"
+                    .to_owned());
+            }
             "-h" | "--help" => return Ok((Command::Help, deploy)),
             other => return Err(format!("unknown argument `{other}`")),
         };
@@ -107,7 +107,6 @@ fn main() -> ExitCode {
         }
         Command::Stdio => run_stdio(keyring),
         Command::Http(addr) => run_http(addr, keyring, deploy),
-        Command::Check => run_check(),
     }
 }
 
@@ -171,26 +170,6 @@ fn run_http(addr: SocketAddr, keyring: Option<KeyRingSource>, deploy: DeployOpti
             tracing::error!("HTTP failed: {e}");
             ExitCode::FAILURE
         }
-    }
-}
-
-fn run_check() -> ExitCode {
-    let runtime = match tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(runtime) => runtime,
-        Err(e) => {
-            eprintln!("preferences: cannot start the runtime: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
-    if runtime.block_on(check::run()) {
-        println!("preferences --check: all is well");
-        ExitCode::SUCCESS
-    } else {
-        println!("preferences --check: some flows failed");
-        ExitCode::FAILURE
     }
 }
 

@@ -156,9 +156,14 @@ impl<A: AsyncHandler + 'static> HttpListener<A> {
                 tracing::debug!(%peer, "nodelay: {e}");
             }
             let per_connection = service.clone();
+            // Boxed: hyper keeps a slot of the future's size for every connection, idle
+            // ones too (1.2 KiB unboxed); boxed, the slot is a pointer and the request's
+            // state lives only while the request does.
             let hyper_service = service_fn(move |request: hyper::Request<Incoming>| {
                 let service = per_connection.clone();
-                async move { Ok::<_, std::convert::Infallible>(service.handle(request).await) }
+                Box::pin(
+                    async move { Ok::<_, std::convert::Infallible>(service.handle(request).await) },
+                )
             });
             #[cfg(feature = "tls")]
             if let Some(tls) = &tls {

@@ -3,7 +3,8 @@
 //! figures and their ratio (first server over second).
 //!
 //! Rows: HTTP `echo` and the 3-leg flow with 16 and 64 clients (rate, p99, peak RSS and the
-//! peak of its private part, `RssAnon`: the rest is mapped code);
+//! peak of its private part, `RssAnon`: the rest is mapped code; then, from `smaps` at the
+//! end of the row, the server's own code, the C libraries both map alike, and private pages);
 //! stdio `echo` with every request written at once (rate, peak RSS), once per backlog size;
 //! the stdio 3-leg flow (flows per second, peak RSS).
 
@@ -39,6 +40,8 @@ struct Figures {
     rss_kib: Option<u64>,
     /// The peak of `RssAnon`, the private part of the RSS (HTTP rows).
     anon_kib: Option<u64>,
+    /// Where the resident pages were at the end of the row (HTTP rows).
+    residency: Option<server::Residency>,
     errors: u64,
 }
 
@@ -61,7 +64,22 @@ impl Figures {
     }
 
     fn json(&self) -> Value {
-        json!({"per_s": self.per_s.round(), "p99_ms": self.p99_ms, "peak_rss_kib": self.rss_kib, "peak_rss_anon_kib": self.anon_kib, "errors": self.errors})
+        let resident = self.residency.map(|r| {
+            json!({"own_code_kib": r.own_code_kib, "libraries_kib": r.libraries_kib, "private_kib": r.private_kib})
+        });
+        json!({"per_s": self.per_s.round(), "p99_ms": self.p99_ms, "peak_rss_kib": self.rss_kib, "peak_rss_anon_kib": self.anon_kib, "resident_at_end": resident, "errors": self.errors})
+    }
+
+    /// Where the resident pages were, e.g. `own code 2.6 + C libraries 2.2 + private 0.7 MiB`.
+    fn show_residency(&self) -> Option<String> {
+        let r = self.residency?;
+        let mib = |kib: u64| kib as f64 / 1024.0;
+        Some(format!(
+            "own code {:.1} + C libraries {:.1} + private {:.1} MiB",
+            mib(r.own_code_kib),
+            mib(r.libraries_kib),
+            mib(r.private_kib)
+        ))
     }
 }
 
@@ -157,6 +175,11 @@ fn row(what: &str, [ours, theirs]: [Figures; 2]) -> Value {
         theirs.show(),
         ratios.join(", ")
     );
+    // What RSS is made of: code the kernel keeps mapped (the C libraries the same for both)
+    // against what each server wrote.
+    if let (Some(a), Some(b)) = (ours.show_residency(), theirs.show_residency()) {
+        println!("{:<36} {a:<48} {b:<48}", "  resident at the end of the row");
+    }
     json!({"work": what, "snodo": ours.json(), "rmcp": theirs.json()})
 }
 
@@ -171,7 +194,8 @@ fn http(
     let child = server::Server::start(path, generator_threads)?;
     let target = Arc::new(Target::parse(&child.url)?);
     let pid = Some(child.pid().to_string());
-    let m: Measured = runtime.block_on(measure(target, scenario, plan, pid));
+    let m: Measured = runtime.block_on(measure(target, scenario, plan, pid.clone()));
+    let residency = pid.as_deref().and_then(server::residency);
     drop(child);
     let p99 = m.summaries.iter().map(|s| s.p99).max();
     Ok(Figures {
@@ -179,6 +203,7 @@ fn http(
         p99_ms: p99.map(|d| d.as_secs_f64() * 1000.0),
         rss_kib: m.peak_rss_kib,
         anon_kib: m.peak_anon_kib,
+        residency,
         errors: m.outcome.errors,
     })
 }
@@ -190,6 +215,7 @@ fn stdio_row(path: &Path, scenario: Scenario, units: u64) -> Result<Figures, Str
         p99_ms: None,
         rss_kib: f.peak_rss_kib,
         anon_kib: None,
+        residency: None,
         errors: f.errors + (units - f.completed),
     })
 }

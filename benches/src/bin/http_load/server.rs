@@ -129,6 +129,84 @@ pub fn memory(pid: &str) -> Option<Memory> {
     })
 }
 
+/// Where a process's resident memory is, in KiB, from `/proc/<pid>/smaps`: what separates the
+/// code a server brings (its own binary) from what every dynamically linked server maps alike
+/// (the C libraries) and from what it wrote (private pages).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Residency {
+    /// File pages of the executable's own mappings (code, read-only data).
+    pub own_code_kib: u64,
+    /// File pages of every other mapped file: glibc, libm, the dynamic loader, libgcc_s.
+    pub libraries_kib: u64,
+    /// Private (`Anonymous`) pages of every mapping: heap, stacks, relocated data.
+    pub private_kib: u64,
+}
+
+/// The [`Residency`] of process `pid` (`self` for this one), if `/proc` tells.
+pub fn residency(pid: &str) -> Option<Residency> {
+    let exe = std::fs::read_link(format!("/proc/{pid}/exe")).ok()?;
+    let smaps = std::fs::read_to_string(format!("/proc/{pid}/smaps")).ok()?;
+    Some(residency_of(&smaps, &exe.to_string_lossy()))
+}
+
+/// [`residency`] of an `smaps` text whose executable is at `exe`.
+fn residency_of(smaps: &str, exe: &str) -> Residency {
+    // Where the mapping being read comes from: its own binary, another file, or none.
+    #[derive(Clone, Copy)]
+    enum Source {
+        Own,
+        File,
+        Anonymous,
+    }
+    let mut residency = Residency::default();
+    let mut source = Source::Anonymous;
+    let mut rss = 0;
+    let settle = |source: Source, rss: u64, private: u64, r: &mut Residency| {
+        let file = rss.saturating_sub(private);
+        match source {
+            Source::Own => r.own_code_kib += file,
+            Source::File => r.libraries_kib += file,
+            Source::Anonymous => {}
+        }
+        r.private_kib += private;
+    };
+    let kib = |rest: &str| {
+        rest.trim()
+            .trim_end_matches("kB")
+            .trim()
+            .parse::<u64>()
+            .unwrap_or(0)
+    };
+    for line in smaps.lines() {
+        if let Some(rest) = line.strip_prefix("Rss:") {
+            rss = kib(rest);
+        } else if let Some(rest) = line.strip_prefix("Anonymous:") {
+            // `Anonymous` follows `Rss` in each mapping's block: the block is complete.
+            settle(source, rss, kib(rest), &mut residency);
+            rss = 0;
+        } else if let Some(path) = mapping_path(line) {
+            source = if path == exe {
+                Source::Own
+            } else if path.starts_with('/') {
+                Source::File
+            } else {
+                Source::Anonymous
+            };
+        }
+    }
+    residency
+}
+
+/// The path of the mapping whose header `line` is (range, permissions, offset, device,
+/// inode, then the path, empty for anonymous memory); `None` for the other lines of `smaps`.
+fn mapping_path(line: &str) -> Option<&str> {
+    let (range, rest) = line.split_once(' ')?;
+    let (start, end) = range.split_once('-')?;
+    u64::from_str_radix(start, 16).ok()?;
+    u64::from_str_radix(end, 16).ok()?;
+    Some(rest.splitn(5, ' ').nth(4).unwrap_or("").trim())
+}
+
 /// User plus system CPU time of process `pid` (`self` for this one) so far, from
 /// `/proc/<pid>/stat` (in clock ticks of 1/100 s, the value on Linux builds for x86 and
 /// ARM).
@@ -186,6 +264,42 @@ pub fn cpus() -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn splits_residency_by_where_pages_come_from() {
+        let smaps = "\
+55e0c0000000-55e0c0010000 r-xp 00001000 fe:00 12 /srv/server
+Rss:                  48 kB
+Anonymous:             0 kB
+55e0c0010000-55e0c0012000 rw-p 00011000 fe:00 12 /srv/server
+Rss:                   8 kB
+Anonymous:             8 kB
+7f0000000000-7f0000100000 r-xp 00026000 fe:00 34 /usr/lib/x86_64-linux-gnu/libc.so.6
+Rss:                1024 kB
+Anonymous:             4 kB
+7f0000200000-7f0000300000 rw-p 00000000 00:00 0 
+Rss:                 300 kB
+Anonymous:           300 kB
+7ffd00000000-7ffd00021000 rw-p 00000000 00:00 0                          [stack]
+Rss:                  24 kB
+Anonymous:            24 kB
+";
+        assert_eq!(
+            residency_of(smaps, "/srv/server"),
+            Residency {
+                own_code_kib: 48,
+                libraries_kib: 1020,
+                private_kib: 336,
+            }
+        );
+    }
+
+    #[test]
+    fn reads_our_own_residency() {
+        let ours = residency("self").expect("/proc/self/smaps");
+        assert!(ours.own_code_kib > 0, "{ours:?}");
+        assert!(ours.private_kib > 0, "{ours:?}");
+    }
 
     #[test]
     fn reads_our_own_memory_and_cpu() {
