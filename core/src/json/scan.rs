@@ -111,6 +111,24 @@ impl<'a> Key<'a> {
         }
     }
 
+    /// The key's decoded bytes: its own text when it has no escapes, else decoded into
+    /// `buf` (`None` when it does not fit).
+    pub(crate) fn decoded<'b>(self, buf: &'b mut [u8]) -> Option<&'b [u8]>
+    where
+        'a: 'b,
+    {
+        if self.escaped {
+            self.text.decode_into(buf).map(str::as_bytes)
+        } else {
+            Some(self.text.raw())
+        }
+    }
+
+    /// The key's text, still escaped.
+    pub(crate) fn text(self) -> JsonStr<'a> {
+        self.text
+    }
+
     /// Whether the key decodes to `name`: a comparison of bytes unless it has escapes.
     #[inline]
     pub(crate) fn is(self, name: &str) -> bool {

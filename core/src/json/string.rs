@@ -1,6 +1,6 @@
 //! Escaped JSON string contents, compared and decoded without allocating.
 
-use super::skip::{HIGHS, find_backslash, has_backslash, same_bytes, word_at};
+use super::skip::{HIGHS, bytes_equal, find_backslash, has_backslash, same_bytes, word_at};
 
 /// The contents of a validated JSON string, still escaped (without the quotes).
 #[derive(Clone, Copy)]
@@ -64,6 +64,19 @@ fn lead_bytes(raw: &[u8]) -> usize {
     raw.len() - continuations
 }
 
+/// Whether `raw` is ASCII without a backslash, in one pass eight bytes at a time.
+fn is_plain_ascii(raw: &[u8]) -> bool {
+    let mut j = 0;
+    while let Some(word) = word_at(raw, j) {
+        if (word & HIGHS) | bytes_equal(word, b'\\') != 0 {
+            return false;
+        }
+        j += 8;
+    }
+    let tail = raw.get(j..).unwrap_or_default();
+    tail.iter().all(|&b| b.is_ascii() && b != b'\\')
+}
+
 impl<'a> JsonStr<'a> {
     pub(crate) fn from_validated(raw: &'a [u8]) -> Self {
         JsonStr { raw }
@@ -118,6 +131,10 @@ impl<'a> JsonStr<'a> {
     /// without decoding: the bytes that start a character, less what each escape adds.
     pub fn char_count(&self) -> usize {
         let raw = self.raw;
+        if is_plain_ascii(raw) {
+            // The common case: every byte is a character.
+            return raw.len();
+        }
         let mut count = lead_bytes(raw);
         let mut i = 0;
         while let Some(at) = find_backslash(raw, i) {

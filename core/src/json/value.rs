@@ -86,12 +86,9 @@ impl<'a> Value<'a> {
 
     /// The number, if this is one.
     pub fn as_number(&self) -> Option<Number<'a>> {
-        match self.kind() {
-            Kind::Number => core::str::from_utf8(self.raw)
-                .ok()
-                .map(|raw| Number { raw }),
-            _ => None,
-        }
+        // Kept as bytes: a literal the scanner accepted is ASCII, so it need not be checked
+        // for UTF-8 again on every look.
+        (self.kind() == Kind::Number).then_some(Number { raw: self.raw })
     }
 
     /// Shorthand: the value as an `i64` if it is an integer literal that fits.
@@ -131,35 +128,50 @@ impl<'a> Value<'a> {
 }
 
 /// A number kept as its literal, so the integer/float distinction and every digit survive.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, PartialEq, Eq)]
 pub struct Number<'a> {
-    raw: &'a str,
+    /// The literal's bytes (ASCII, as the scanner accepted them).
+    raw: &'a [u8],
+}
+
+impl core::fmt::Debug for Number<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Number")
+            .field("raw", &self.literal())
+            .finish()
+    }
 }
 
 impl<'a> Number<'a> {
     /// The literal exactly as written.
     pub fn literal(&self) -> &'a str {
+        // Always ASCII: the scanner accepts nothing else in a number.
+        core::str::from_utf8(self.raw).unwrap_or_default()
+    }
+
+    /// The literal's bytes, for readers that need no `str` (and no UTF-8 check to get one).
+    pub(crate) fn bytes(&self) -> &'a [u8] {
         self.raw
     }
 
     /// Whether the literal has neither a fraction nor an exponent.
     pub fn is_integer_literal(&self) -> bool {
-        !self.raw.bytes().any(|b| matches!(b, b'.' | b'e' | b'E'))
+        !self.raw.iter().any(|b| matches!(b, b'.' | b'e' | b'E'))
     }
 
     /// The value as an `i64`, for an integer literal in range.
     pub fn as_i64(&self) -> Option<i64> {
-        integer_i64(self.raw.as_bytes())
+        integer_i64(self.raw)
     }
 
     /// The value as a `u64`, for a non-negative integer literal in range.
     pub fn as_u64(&self) -> Option<u64> {
-        integer_u64(self.raw.as_bytes())
+        integer_u64(self.raw)
     }
 
     /// The value as an `f64` (finite; huge literals saturate to infinity and are refused).
     pub fn as_f64(&self) -> Option<f64> {
-        self.raw.parse::<f64>().ok().filter(|v| v.is_finite())
+        self.literal().parse::<f64>().ok().filter(|v| v.is_finite())
     }
 
     /// Whether the value is mathematically an integer (`2`, `2.0` and `2e0` all are).

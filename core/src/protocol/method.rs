@@ -29,7 +29,7 @@ pub enum Method {
 }
 
 impl Method {
-    const TABLE: [(&'static str, Method); 10] = [
+    pub(crate) const TABLE: [(&'static str, Method); 10] = [
         ("server/discover", Method::Discover),
         ("tools/list", Method::ToolsList),
         ("tools/call", Method::ToolsCall),
@@ -45,9 +45,16 @@ impl Method {
     /// The method named `name`, or `None` for unknown and removed methods (`initialize`,
     /// `ping`, `logging/setLevel`, `resources/subscribe`, the input-request methods, ...).
     pub fn from_name(name: JsonStr<'_>) -> Option<Self> {
+        // Compared as bytes (decoded first only if escaped): most names differ in length.
+        let mut buf = [0u8; 24];
+        let name = if name.has_escapes() {
+            name.decode_into(&mut buf)?.as_bytes()
+        } else {
+            name.raw()
+        };
         Self::TABLE
             .iter()
-            .find(|(n, _)| name.eq_str(n))
+            .find(|(n, _)| n.as_bytes() == name)
             .map(|&(_, m)| m)
     }
 

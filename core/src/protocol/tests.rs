@@ -79,3 +79,31 @@ fn writes_required_capabilities_deterministically() {
     let n = w.finish().unwrap();
     assert_eq!(&buf[..n], br#"{"sampling":{"tools":{}},"roots":{}}"#);
 }
+
+#[test]
+fn methods_are_found_by_name_escaped_or_not() {
+    extern crate std;
+    for (name, method) in Method::TABLE {
+        let plain = std::format!("\"{name}\"");
+        let escaped: std::string::String = name
+            .chars()
+            .map(|c| std::format!("\\u{:04x}", c as u32))
+            .collect();
+        let escaped = std::format!("\"{escaped}\"");
+        for text in [plain, escaped] {
+            let value = parse(text.as_bytes(), &Limits::default()).unwrap();
+            assert_eq!(
+                Method::from_name(value.as_str().unwrap()),
+                Some(method),
+                "{text}"
+            );
+        }
+        // A name one longer, or cut short, is no method.
+        let longer = std::format!("\"{name}x\"");
+        let value = parse(longer.as_bytes(), &Limits::default()).unwrap();
+        assert_eq!(Method::from_name(value.as_str().unwrap()), None);
+        let shorter = std::format!("\"{}\"", &name[..name.len() - 1]);
+        let value = parse(shorter.as_bytes(), &Limits::default()).unwrap();
+        assert_eq!(Method::from_name(value.as_str().unwrap()), None);
+    }
+}

@@ -85,7 +85,7 @@ pub(crate) fn parse_visiting<'a, V: Visitor<'a>>(
 ) -> Result<Incoming<'a>, Rejected<'a>> {
     let mut envelope = Envelope {
         fields: Fields::default(),
-        in_params: false,
+        member: Member::Other,
         params,
     };
     let root = parse_visiting_json(bytes, limits, &mut envelope).map_err(|_| Rejected {
@@ -164,9 +164,37 @@ struct Fields<'a> {
 /// Notes the members of the root object, and passes what is inside `params` on.
 struct Envelope<'a, 'v, V> {
     fields: Fields<'a>,
-    /// Whether the member being scanned at depth 1 is `params`.
-    in_params: bool,
+    /// The member of the root object being scanned (named once, when its value starts).
+    member: Member,
     params: &'v mut V,
+}
+
+/// A member of the root object that [`Fields`] notes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Member {
+    Id,
+    Jsonrpc,
+    Method,
+    Params,
+    Result,
+    Error,
+    Other,
+}
+
+impl Member {
+    /// The member named `key`: one match on its bytes (decoded first only if escaped).
+    fn of(key: Key<'_>) -> Member {
+        let mut buf = [0u8; 8];
+        match key.decoded(&mut buf) {
+            Some(b"id") => Member::Id,
+            Some(b"jsonrpc") => Member::Jsonrpc,
+            Some(b"method") => Member::Method,
+            Some(b"params") => Member::Params,
+            Some(b"result") => Member::Result,
+            Some(b"error") => Member::Error,
+            _ => Member::Other,
+        }
+    }
 }
 
 impl<'a, V: Visitor<'a>> Visitor<'a> for Envelope<'a, '_, V> {
@@ -174,34 +202,34 @@ impl<'a, V: Visitor<'a>> Visitor<'a> for Envelope<'a, '_, V> {
 
     fn enter(&mut self, depth: u16, key: Key<'a>) {
         if depth == 1 {
-            self.in_params = key.is("params");
-        } else if self.in_params {
+            self.member = Member::of(key);
+        } else if self.member == Member::Params {
             self.params.enter(depth - 1, key);
         }
     }
 
     fn leave(&mut self, depth: u16, key: Key<'a>, value: Value<'a>) {
         if depth > 1 {
-            if self.in_params {
+            if self.member == Member::Params {
                 self.params.leave(depth - 1, key, value);
             }
             return;
         }
-        self.in_params = false;
         // Keys are unique (the scanner refuses duplicates), so each is noted at most once.
         let fields = &mut self.fields;
-        if key.is("id") {
-            fields.id = Some(value);
-        } else if key.is("jsonrpc") {
-            fields.version = value.as_str().is_some_and(|v| v.eq_str("2.0"));
-        } else if key.is("method") {
-            fields.method = Some(value);
-        } else if key.is("params") {
-            fields.params = Some(value);
-        } else if key.is("result") || key.is("error") {
-            fields.both = fields.outcome.is_some();
-            fields.is_error = key.is("error");
-            fields.outcome = Some(value);
+        match core::mem::replace(&mut self.member, Member::Other) {
+            Member::Id => fields.id = Some(value),
+            Member::Jsonrpc => {
+                fields.version = value.as_str().is_some_and(|v| v.eq_str("2.0"));
+            }
+            Member::Method => fields.method = Some(value),
+            Member::Params => fields.params = Some(value),
+            outcome @ (Member::Result | Member::Error) => {
+                fields.both = fields.outcome.is_some();
+                fields.is_error = outcome == Member::Error;
+                fields.outcome = Some(value);
+            }
+            Member::Other => {}
         }
     }
 }

@@ -49,6 +49,39 @@ fn classifies_messages() {
     assert!(parse(br#"{"jsonrpc":"2.0","id":1}"#, &l).is_err());
 }
 
+/// Member names of the envelope are matched after unescaping, and a longer name that only
+/// starts like one is another member.
+#[test]
+fn envelope_member_names_are_read_unescaped() {
+    let l = Limits::default();
+    let escaped =
+        br#"{"\u006asonrpc":"2.0","\u0069d":9,"meth\u006fd":"tools/list","par\u0061ms":{"a":1}}"#;
+    let Ok(Incoming::Request(request)) = parse(escaped, &l) else {
+        panic!("an escaped request is a request");
+    };
+    assert_eq!(request.id, Id::Num(9));
+    assert!(request.method.eq_str("tools/list"));
+    assert!(
+        request
+            .params
+            .is_some_and(|p| p.as_value().raw() == br#"{"a":1}"#)
+    );
+    let Ok(Incoming::Response(answer)) = parse(
+        br#"{"jsonrpc":"2.0","id":1,"\u0065rror":{"code":-1,"message":"no"}}"#,
+        &l,
+    ) else {
+        panic!("a response");
+    };
+    assert!(matches!(answer.outcome, Some(Err(_))));
+    assert!(
+        parse(
+            br#"{"jsonrpc":"2.0","idx":1,"methods":"x","method":"y"}"#,
+            &l
+        )
+        .is_ok_and(|m| matches!(m, Incoming::Notification(_)))
+    );
+}
+
 #[test]
 fn rejects_what_is_not_a_request() {
     assert_eq!(reject("{").code, ErrorCode::PARSE_ERROR);

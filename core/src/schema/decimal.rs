@@ -27,7 +27,7 @@ pub(crate) struct Decimal<'a> {
 /// Compares two number literals by value (`None` if either is not one). Integers of at
 /// most [`SMALL_DIGITS`] digits, most bounds and arguments, are compared as `i64`s without
 /// building [`Decimal`]s.
-pub(crate) fn compare_literals(a: &str, b: &str) -> Option<Ordering> {
+pub(crate) fn compare_literals(a: &[u8], b: &[u8]) -> Option<Ordering> {
     match (small_integer(a), small_integer(b)) {
         (Some(x), Some(y)) => Some(x.cmp(&y)),
         _ => compare_decimals(a, b),
@@ -37,7 +37,7 @@ pub(crate) fn compare_literals(a: &str, b: &str) -> Option<Ordering> {
 /// [`compare_literals`] through [`Decimal`]s, out of line so that the integer path stays
 /// small.
 #[inline(never)]
-fn compare_decimals(a: &str, b: &str) -> Option<Ordering> {
+fn compare_decimals(a: &[u8], b: &[u8]) -> Option<Ordering> {
     Some(Decimal::parse(a)?.compare(&Decimal::parse(b)?))
 }
 
@@ -45,10 +45,11 @@ fn compare_decimals(a: &str, b: &str) -> Option<Ordering> {
 const SMALL_DIGITS: usize = 18;
 
 /// `literal` as an `i64`, if it is an optional minus and 1 to [`SMALL_DIGITS`] digits.
-fn small_integer(literal: &str) -> Option<i64> {
-    let (negative, digits) = match literal.as_bytes().split_first() {
+#[inline]
+pub(crate) fn small_integer(literal: &[u8]) -> Option<i64> {
+    let (negative, digits) = match literal.split_first() {
         Some((b'-', rest)) => (true, rest),
-        _ => (false, literal.as_bytes()),
+        _ => (false, literal),
     };
     if digits.is_empty() || digits.len() > SMALL_DIGITS {
         return None;
@@ -65,8 +66,8 @@ fn small_integer(literal: &str) -> Option<i64> {
 
 impl<'a> Decimal<'a> {
     /// Reads a JSON number literal; `None` if it is not one.
-    pub(crate) fn parse(literal: &'a str) -> Option<Self> {
-        let bytes = literal.as_bytes();
+    pub(crate) fn parse(literal: &'a [u8]) -> Option<Self> {
+        let bytes = literal;
         let (negative, rest) = match bytes.split_first() {
             Some((b'-', rest)) => (true, rest),
             _ => (false, bytes),
@@ -230,7 +231,7 @@ mod tests {
     use super::*;
 
     fn d(text: &str) -> Decimal<'_> {
-        Decimal::parse(text).expect(text)
+        Decimal::parse(text.as_bytes()).expect(text)
     }
 
     fn cmp(a: &str, b: &str) -> Ordering {
@@ -298,7 +299,7 @@ mod tests {
     #[test]
     fn refuses_non_literals() {
         for bad in ["", "-", "1.", ".5", "1e", "1e+", "abc", "1x", "--1"] {
-            assert!(Decimal::parse(bad).is_none(), "{bad}");
+            assert!(Decimal::parse(bad.as_bytes()).is_none(), "{bad}");
         }
     }
 
@@ -324,10 +325,14 @@ mod tests {
         ];
         for a in literals {
             for b in literals {
-                assert_eq!(compare_literals(a, b), Some(cmp(a, b)), "{a} vs {b}");
+                assert_eq!(
+                    compare_literals(a.as_bytes(), b.as_bytes()),
+                    Some(cmp(a, b)),
+                    "{a} vs {b}"
+                );
             }
         }
-        assert_eq!(compare_literals("1", "x"), None);
-        assert_eq!(compare_literals("-", "1"), None);
+        assert_eq!(compare_literals(b"1", b"x"), None);
+        assert_eq!(compare_literals(b"-", b"1"), None);
     }
 }

@@ -422,12 +422,12 @@ pub(crate) fn typed_word(keyword: Keyword, value: Value<'_>) -> Option<u32> {
 fn number(value: Value<'_>) -> Option<Number<'_>> {
     value
         .as_number()
-        .filter(|n| Decimal::parse(n.literal()).is_some())
+        .filter(|n| Decimal::parse(n.bytes()).is_some())
 }
 
 /// A non-negative integer (`3` or `3.0`), saturating at `u64::MAX`.
 fn count(value: Value<'_>) -> Option<u64> {
-    Decimal::parse(value.as_number()?.literal())?.to_u64_saturating()
+    Decimal::parse(value.as_number()?.bytes())?.to_u64_saturating()
 }
 
 /// A value that can be a schema: an object or a boolean.

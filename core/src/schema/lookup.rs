@@ -27,6 +27,50 @@ pub(crate) fn find_member<'a>(
     (None, whole.raw().len())
 }
 
+/// [`find_member`] over the members of `object` noted while it was scanned: the same member
+/// and the same bytes reported, with nothing scanned.
+pub(crate) fn find_noted<'a>(
+    object: Value<'a>,
+    noted: &[(JsonStr<'a>, Value<'a>)],
+    key: JsonStr<'_>,
+) -> (Option<Value<'a>>, usize) {
+    for &(name, value) in noted {
+        if name == key {
+            let scanned = span(object, value).map_or(object.raw().len(), |(_, end)| end);
+            return (Some(value), scanned);
+        }
+    }
+    (None, object.raw().len())
+}
+
+/// The members of an object in document order: those noted while it was scanned when there
+/// are (see [`NotedMembers`](super::noted::NotedMembers)), else found by walking its text.
+pub(crate) enum MemberWalk<'a, 'n> {
+    Noted(core::slice::Iter<'n, (JsonStr<'a>, Value<'a>)>),
+    Walked(Members<'a>),
+}
+
+impl<'a, 'n> MemberWalk<'a, 'n> {
+    pub(crate) fn new(object: Object<'a>, noted: Option<&'n [(JsonStr<'a>, Value<'a>)]>) -> Self {
+        match noted {
+            Some(noted) => MemberWalk::Noted(noted.iter()),
+            None => MemberWalk::Walked(object.iter()),
+        }
+    }
+}
+
+impl<'a> Iterator for MemberWalk<'a, '_> {
+    type Item = (JsonStr<'a>, Value<'a>);
+
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        match self {
+            MemberWalk::Noted(noted) => noted.next().copied(),
+            MemberWalk::Walked(members) => members.next(),
+        }
+    }
+}
+
 /// Finds members of one object by key, each search starting where the previous one stopped
 /// and wrapping around, so that keys asked for in the object's own order (arguments written
 /// in the order of their schema's `properties`, say) cost a single pass in all.
@@ -185,7 +229,9 @@ impl PropertyTable {
             .unwrap_or_default()
         {
             let name = raw.get(usize::from(key_start)..usize::from(key_end));
-            if name.is_some_and(|name| JsonStr::from_validated(name) == key) {
+            if name.is_some_and(|name| {
+                !first_bytes_differ(name, key.raw()) && JsonStr::from_validated(name) == key
+            }) {
                 let value = raw.get(usize::from(value_start)..usize::from(value_end));
                 return match value {
                     Some(value) => (Some(Value::from_validated(value)), usize::from(value_end)),
@@ -195,6 +241,14 @@ impl PropertyTable {
         }
         (None, raw.len())
     }
+}
+
+/// Whether two escaped names certainly decode differently because they start with different
+/// bytes, neither an escape: most names in a lookup differ there, and a call to compare them
+/// costs more than looking.
+#[inline]
+fn first_bytes_differ(a: &[u8], b: &[u8]) -> bool {
+    matches!((a.first(), b.first()), (Some(&x), Some(&y)) if x != y && x != b'\\' && y != b'\\')
 }
 
 /// Looks properties up in a `properties` object: through its table when it has one, else

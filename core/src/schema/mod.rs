@@ -54,12 +54,14 @@
 mod decimal;
 mod keywords;
 mod lookup;
+mod noted;
 mod plan;
 mod pointer;
 mod types;
 mod validate;
 mod violation;
 
+pub(crate) use noted::NotedMembers;
 #[cfg(feature = "schema-plans")]
 pub(crate) use plan::PLAN_WORDS;
 pub(crate) use plan::Plan;
@@ -116,15 +118,18 @@ pub fn validate_with<'a>(
     Validator::new(schema, instance, options).node(None, schema, instance, 0)
 }
 
-/// [`validate`] with the keywords `plan` read from `schema` before (see [`Plan`]): the same
-/// outcome, without reading them again.
-pub(crate) fn validate_planned<'a>(
+/// [`validate`] with what was read before: the keywords `plan` read from `schema` (see
+/// [`Plan`]), and the members of `instance` (or of an object in it) noted while it was
+/// scanned (see [`NotedMembers`]). The same outcome, without reading either again.
+pub(crate) fn validate_prepared<'a>(
     schema: Value<'a>,
-    plan: &Plan,
+    plan: Option<&Plan>,
     instance: Value<'a>,
+    noted: Option<&NotedMembers<'a>>,
 ) -> Result<(), Violation<'a>> {
     Validator::new(schema, instance, &Options::DEFAULT)
         .with_plan(plan)
+        .with_noted(noted)
         .node(None, schema, instance, 0)
 }
 

@@ -46,6 +46,11 @@ pub(crate) struct Plan {
 }
 
 impl Plan {
+    /// A plan of nothing (it covers no object), to be filled.
+    pub(crate) const EMPTY: Plan = Plan {
+        words: [0; PLAN_WORDS],
+    };
+
     /// Reads `schema` (an object of at most 65 535 bytes of text, whose keywords are well
     /// formed) into a plan; `None` for anything else, which is then validated unplanned.
     pub(crate) fn compile(schema: Value<'_>) -> Option<Plan> {
@@ -75,12 +80,18 @@ impl Plan {
     }
 
     /// The plan whose words these are (as [`Plan::words`] gave them).
+    #[cfg(test)]
+    pub(crate) fn from_words(words: [u32; PLAN_WORDS]) -> Plan {
+        Plan { words }
+    }
+
+    /// The words, to fill in place (a holder copying a kept plan out).
     #[cfg_attr(
         not(feature = "schema-plans"),
         allow(dead_code, reason = "see `PLAN_WORDS`")
     )]
-    pub(crate) fn from_words(words: [u32; PLAN_WORDS]) -> Plan {
-        Plan { words }
+    pub(crate) fn words_mut(&mut self) -> &mut [u32; PLAN_WORDS] {
+        &mut self.words
     }
 
     /// The words to keep.
@@ -156,6 +167,30 @@ impl Plan {
         true
     }
 
+    /// The keywords held for the schema object `object` (a slice of `text`, the schema this
+    /// plan was compiled from), when the plan covers it: the object's index in the plan, and
+    /// each keyword in the order read with its word (its value for a typed keyword, see
+    /// [`Keyword::is_typed`], else where its text is, see [`value`]). `None` for a keyword
+    /// id the plan cannot have written.
+    pub(crate) fn entries(&self, text: &[u8], object: &[u8]) -> Option<(usize, Entries<'_>)> {
+        let (text_len, objects, _) = self.counts();
+        if text.len() != usize::from(text_len) {
+            return None;
+        }
+        let span = offsets(text, object)?;
+        let index = (0..usize::from(objects).min(OBJECTS))
+            .find(|i| self.get(OBJECTS_AT + 2 * i) == span)?;
+        let [first, count] = unpack(self.get(OBJECTS_AT + 2 * index + 1)).map(usize::from);
+        Some((
+            index,
+            Entries {
+                plan: self,
+                next: first,
+                end: (first + count).min(ENTRIES),
+            },
+        ))
+    }
+
     /// Fills `k` with the keywords of the schema object `object` (a slice of `text`, the
     /// schema this plan was compiled from) when the plan covers it; `false` otherwise, `k`
     /// then holding nothing useful. `k` must come as [`Keywords::default`] made it (the
@@ -166,33 +201,18 @@ impl Plan {
         object: &'a [u8],
         k: &mut Keywords<'a>,
     ) -> bool {
-        let (text_len, objects, _) = self.counts();
-        if text.len() != usize::from(text_len) {
-            return false;
-        }
-        let Some(span) = offsets(text, object) else {
+        let Some((index, entries)) = self.entries(text, object) else {
             return false;
         };
-        let Some(index) =
-            (0..usize::from(objects).min(OBJECTS)).find(|i| self.get(OBJECTS_AT + 2 * i) == span)
-        else {
-            return false;
-        };
-        let [first, count] = unpack(self.get(OBJECTS_AT + 2 * index + 1)).map(usize::from);
         let mut flags = ExclusiveFlags::default();
-        for entry in first..(first + count).min(ENTRIES) {
-            let word = self.get(VALUES_AT + entry);
-            let id = self.get(IDS_AT + entry / 4).to_le_bytes();
-            let Some(keyword) = id.get(entry % 4).copied().and_then(Keyword::from_id) else {
+        for (keyword, word) in entries {
+            let Some(keyword) = keyword else {
                 return false;
             };
             let restored = if keyword.is_typed() {
                 k.restore_word(keyword, word)
             } else {
-                let [start, len] = unpack(word).map(usize::from);
-                text.get(start..start + len).is_some_and(|value| {
-                    k.restore(keyword, Value::from_validated(value), &mut flags)
-                })
+                value(text, word).is_some_and(|value| k.restore(keyword, value, &mut flags))
             };
             if !restored {
                 return false;
@@ -205,6 +225,35 @@ impl Plan {
         }
         true
     }
+}
+
+/// The keywords of one schema object in a plan (see [`Plan::entries`]).
+pub(crate) struct Entries<'p> {
+    plan: &'p Plan,
+    next: usize,
+    end: usize,
+}
+
+impl Iterator for Entries<'_> {
+    type Item = (Option<Keyword>, u32);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.next >= self.end {
+            return None;
+        }
+        let entry = self.next;
+        self.next += 1;
+        let word = self.plan.get(VALUES_AT + entry);
+        let ids = self.plan.get(IDS_AT + entry / 4).to_le_bytes();
+        let keyword = ids.get(entry % 4).copied().and_then(Keyword::from_id);
+        Some((keyword, word))
+    }
+}
+
+/// The text of a keyword's value that a plan keeps as where it is (`word`), in `text`.
+pub(crate) fn value(text: &[u8], word: u32) -> Option<Value<'_>> {
+    let [start, len] = unpack(word).map(usize::from);
+    text.get(start..start + len).map(Value::from_validated)
 }
 
 /// Where `inner` (a slice of `text`) starts in it and its length, packed in a word, if both

@@ -26,16 +26,35 @@ fn reason_of<'a>(schema: &'a str, instance: &'a str) -> Reason<'a> {
     checked(schema, instance).expect_err(instance).reason()
 }
 
-/// [`validate`], after checking that [`validate_planned`] with the schema's [`Plan`] (when it
-/// has one) reaches the very same outcome.
+/// The instance parsed with its root's members noted, as a server notes a call's arguments.
+fn noted(instance: &str) -> (Value<'_>, NotedMembers<'_>) {
+    let mut noted = NotedMembers::default();
+    let value =
+        crate::json::parse_visiting(instance.as_bytes(), &DEEP, &mut noted).expect(instance);
+    noted.close(value);
+    (value, noted)
+}
+
+/// [`validate`], after checking that [`validate_prepared`] with the schema's [`Plan`] (when it
+/// has one), with the instance's members noted, and with both, reaches the very same outcome.
 fn checked<'a>(schema: &'a str, instance: &'a str) -> Result<(), Violation<'a>> {
     let unplanned = validate(j(schema), j(instance));
+    let expected = format!("{unplanned:?}");
+    let (value, members) = noted(instance);
+    let with_noted = validate_prepared(j(schema), None, value, Some(&members));
+    assert_eq!(
+        format!("{with_noted:?}"),
+        expected,
+        "noted: {schema} on {instance}"
+    );
     if let Some(plan) = Plan::compile(j(schema)) {
-        let planned = validate_planned(j(schema), &plan, j(instance));
+        let planned = validate_prepared(j(schema), Some(&plan), j(instance), None);
+        assert_eq!(format!("{planned:?}"), expected, "{schema} on {instance}");
+        let both = validate_prepared(j(schema), Some(&plan), value, Some(&members));
         assert_eq!(
-            format!("{planned:?}"),
-            format!("{unplanned:?}"),
-            "{schema} on {instance}"
+            format!("{both:?}"),
+            expected,
+            "both: {schema} on {instance}"
         );
         assert_eq!(Plan::from_words(*plan.words()), plan, "{schema}");
     }
@@ -1131,6 +1150,17 @@ fn random_schemas_and_instances_never_panic() {
         }
         // The instance against itself as a schema, too.
         let _ = validate_with(i, s, &options).map_err(|v| v.to_string());
+        // With a plan and the instance's members noted, the outcome is the same.
+        let (noted_i, members) = noted(&instance);
+        let plan = Plan::compile(s);
+        assert_eq!(
+            format!(
+                "{:?}",
+                validate_prepared(s, plan.as_ref(), noted_i, Some(&members))
+            ),
+            format!("{:?}", validate(s, i)),
+            "{schema} on {instance}"
+        );
     }
     assert!(outcomes[0] > 100 && outcomes[1] > 100, "{outcomes:?}");
 }

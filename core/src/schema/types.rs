@@ -98,7 +98,7 @@ impl TypeSet {
                 return self.contains(TypeSet::INTEGER)
                     && value.as_number().is_some_and(|n| {
                         n.is_integer_literal()
-                            || Decimal::parse(n.literal()).is_some_and(|d| d.is_integral())
+                            || Decimal::parse(n.bytes()).is_some_and(|d| d.is_integral())
                     });
             }
         };

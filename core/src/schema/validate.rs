@@ -6,11 +6,13 @@ use core::cmp::Ordering;
 use crate::json::{Array, Items, JsonStr, Kind, Number, Value};
 
 use super::Options;
-use super::decimal::{Decimal, compare_literals};
-use super::keywords::{Bound, Keywords, schema_value};
-use super::lookup::{Declarations, MemberCursor};
-use super::plan::Plan;
+use super::decimal::{Decimal, compare_literals, small_integer};
+use super::keywords::{Bound, Keyword, Keywords, schema_value};
+use super::lookup::{Declarations, MemberCursor, MemberWalk, find_noted};
+use super::noted::NotedMembers;
+use super::plan::{self, Plan};
 use super::pointer::{RefError, resolve};
+use super::types::TypeSet;
 use super::violation::{Reason, Violation};
 
 /// One validation run: the roots, and what is left of the budget.
@@ -24,6 +26,8 @@ pub(crate) struct Validator<'a, 'p> {
     steps_left: u32,
     /// The keywords of some schema objects, read before (from `schema_root`'s text).
     plan: Option<&'p Plan>,
+    /// The members of an instance object, noted while it was scanned.
+    noted: Option<&'p NotedMembers<'a>>,
 }
 
 /// The keywords of the schema objects read last while validating the items of an array,
@@ -91,15 +95,19 @@ impl<'a, 'p> Validator<'a, 'p> {
             max_depth: options.max_depth,
             steps_left: options.max_steps,
             plan: None,
+            noted: None,
         }
     }
 
     /// The same validator, taking the keywords `plan` covers from it instead of reading them.
-    pub(crate) fn with_plan(self, plan: &'p Plan) -> Self {
-        Validator {
-            plan: Some(plan),
-            ..self
-        }
+    pub(crate) fn with_plan(self, plan: Option<&'p Plan>) -> Self {
+        Validator { plan, ..self }
+    }
+
+    /// The same validator, taking the members of the object `noted` describes from it
+    /// instead of walking its text.
+    pub(crate) fn with_noted(self, noted: Option<&'p NotedMembers<'a>>) -> Self {
+        Validator { noted, ..self }
     }
 
     fn fail(&self, reason: Reason<'a>, at: Value<'a>) -> Violation<'a> {
@@ -167,8 +175,11 @@ impl<'a, 'p> Validator<'a, 'p> {
         if let Some(k) = recent.and_then(|r| r.find(at)) {
             return self.apply(recent, &k, inst, depth);
         }
-        let mut k = Keywords::default();
         // Without the feature no server keeps plans: firmware links no replay code.
+        if cfg!(any(feature = "schema-plans", test)) && self.passes_planned(raw, inst) {
+            return Ok(());
+        }
+        let mut k = Keywords::default();
         let planned = cfg!(any(feature = "schema-plans", test))
             && self
                 .plan
@@ -181,6 +192,105 @@ impl<'a, 'p> Validator<'a, 'p> {
             recent.keep(at, &k);
         }
         self.apply(recent, &k, inst, depth)
+    }
+
+    /// Whether the scalar `inst` satisfies the schema object `object`, decided from the words
+    /// the plan holds for it without reading them into [`Keywords`]: the common case of an
+    /// argument checked against its property's `type`, lengths and bounds, and passing. Only
+    /// a pass is decided here, at the same cost in budget as applying the keywords; anything
+    /// else (a keyword not checked here, a failure, whose violation must be the one applying
+    /// finds) is `false`, with the budget as it was, and the keywords are then applied.
+    fn passes_planned(&mut self, object: &'a [u8], inst: Value<'a>) -> bool {
+        let Some(plan) = self.plan else {
+            return false;
+        };
+        if matches!(inst.kind(), Kind::Array | Kind::Object) {
+            return false;
+        }
+        let text = self.schema_root.raw();
+        let Some((_, entries)) = plan.entries(text, object) else {
+            return false;
+        };
+        let budget = self.steps_left;
+        let mut length = None;
+        // A small integer argument (most are) is read once for all its bounds.
+        let small = inst.as_number().and_then(|n| small_integer(n.bytes()));
+        for (keyword, word) in entries {
+            let Some(keyword) = keyword else {
+                return false;
+            };
+            let passes = match keyword {
+                Keyword::Type => u8::try_from(word)
+                    .ok()
+                    .and_then(TypeSet::from_bits)
+                    .is_some_and(|types| types.accepts(inst)),
+                Keyword::MinLength | Keyword::MaxLength => match inst.as_str() {
+                    None => true,
+                    Some(text) => {
+                        // Counted, and paid for, once, as `string` does.
+                        if length.is_none() {
+                            if self.spend(inst.raw().len(), inst).is_err() {
+                                self.steps_left = budget;
+                                return false;
+                            }
+                            length = Some(text.char_count() as u64);
+                        }
+                        let length = length.unwrap_or_default();
+                        if keyword == Keyword::MinLength {
+                            length >= u64::from(word)
+                        } else {
+                            length <= u64::from(word)
+                        }
+                    }
+                },
+                Keyword::Minimum
+                | Keyword::Maximum
+                | Keyword::ExclusiveMinimum
+                | Keyword::ExclusiveMaximum => match inst.as_number() {
+                    None => true,
+                    Some(number) => {
+                        // A draft 4 boolean `exclusive…` is not a number: not decided here.
+                        let order = plan::value(text, word)
+                            .and_then(|limit| limit.as_number())
+                            .and_then(|limit| match (small, small_integer(limit.bytes())) {
+                                (Some(a), Some(b)) => Some(a.cmp(&b)),
+                                _ => compare_literals(number.bytes(), limit.bytes()),
+                            });
+                        order.is_some_and(|order| match keyword {
+                            Keyword::Minimum => order != Ordering::Less,
+                            Keyword::Maximum => order != Ordering::Greater,
+                            Keyword::ExclusiveMinimum => order == Ordering::Greater,
+                            _ => order == Ordering::Less,
+                        })
+                    }
+                },
+                // What applies only to arrays and objects says nothing about a scalar.
+                Keyword::MinItems
+                | Keyword::MaxItems
+                | Keyword::UniqueItems
+                | Keyword::MinProperties
+                | Keyword::MaxProperties
+                | Keyword::Required
+                | Keyword::Properties
+                | Keyword::AdditionalProperties
+                | Keyword::Items
+                | Keyword::PrefixItems
+                | Keyword::Defs
+                | Keyword::Definitions => true,
+                Keyword::Enum
+                | Keyword::Const
+                | Keyword::AllOf
+                | Keyword::AnyOf
+                | Keyword::OneOf
+                | Keyword::Not
+                | Keyword::Ref => false,
+            };
+            if !passes {
+                self.steps_left = budget;
+                return false;
+            }
+        }
+        true
     }
 
     /// Applies the keywords of a schema object to `inst`.
@@ -300,7 +410,7 @@ impl<'a, 'p> Validator<'a, 'p> {
             return Ok(());
         };
         let check = |limit: Number<'a>, exclusive: bool, lower: bool| -> Option<Reason<'a>> {
-            let order = compare_literals(value.literal(), limit.literal())?;
+            let order = compare_literals(value.bytes(), limit.bytes())?;
             let ok = match (lower, exclusive) {
                 (true, false) => order != Ordering::Less,
                 (true, true) => order == Ordering::Greater,
@@ -437,10 +547,12 @@ impl<'a, 'p> Validator<'a, 'p> {
         let Some(object) = inst.as_object() else {
             return Ok(());
         };
-        // Counting and iterating each scan the object once.
+        // Counting and iterating each scan the object once (charged alike when its members
+        // were noted while it was scanned, so the budget does not depend on it).
         self.spend(inst.raw().len().saturating_mul(2), inst)?;
+        let noted = self.noted.and_then(|n| n.members_of(inst));
         if k.min_properties.is_some() || k.max_properties.is_some() {
-            let len = object.len() as u64;
+            let len = noted.map_or_else(|| object.len(), <[_]>::len) as u64;
             if let Some(limit) = k.min_properties.filter(|&limit| len < limit) {
                 return Err(self.fail(Reason::MinProperties { limit }, inst));
             }
@@ -451,7 +563,15 @@ impl<'a, 'p> Validator<'a, 'p> {
         if let Some(required) = k.required {
             let mut members = MemberCursor::new(object);
             for name in required.iter().filter_map(|n| n.as_str()) {
-                if self.member_at(&mut members, name, inst)?.is_none() {
+                let found = match noted {
+                    Some(noted) => {
+                        let (found, scanned) = find_noted(inst, noted, name);
+                        self.spend(scanned, inst)?;
+                        found
+                    }
+                    None => self.member_at(&mut members, name, inst)?,
+                };
+                if found.is_none() {
                     return Err(self.fail(Reason::Required { name }, inst));
                 }
             }
@@ -462,7 +582,7 @@ impl<'a, 'p> Validator<'a, 'p> {
         let mut declarations = k
             .properties
             .map(|properties| Declarations::new(properties, k.property_table));
-        for (key, value) in object {
+        for (key, value) in MemberWalk::new(object, noted) {
             let declared = match declarations.as_mut() {
                 Some(properties) => {
                     let (found, scanned) = properties.find(key);
@@ -493,7 +613,7 @@ impl<'a, 'p> Validator<'a, 'p> {
         Ok(match kind_a {
             Kind::Null | Kind::Bool => a.raw() == b.raw(),
             Kind::Number => {
-                let parsed = |v: Value<'a>| v.as_number().and_then(|n| Decimal::parse(n.literal()));
+                let parsed = |v: Value<'a>| v.as_number().and_then(|n| Decimal::parse(n.bytes()));
                 match (parsed(a), parsed(b)) {
                     (Some(x), Some(y)) => x.compare(&y) == Ordering::Equal,
                     _ => a.raw() == b.raw(),

@@ -16,7 +16,7 @@ use super::{Config, Registry, RequestContext, Round, lists, uri_template};
 use crate::json::{BufferTooSmall, JsonStr, Key, Object, Value, Visitor, Writer};
 use crate::protocol::{self, MetaError, MetaFields, Method, SUPPORTED_VERSIONS};
 use crate::rpc::{self, ErrorCode, Id, Incoming, Rejected, Request};
-use crate::schema::Plan;
+use crate::schema::{NotedMembers, Plan};
 
 /// Admits and routes a parsed message, answering in the writer what the core answers
 /// itself; `return`s the outcome. A macro rather than a function so that `accept` matches the
@@ -245,7 +245,9 @@ impl<'c, A: Registry> Server<'c, A> {
             }
             Method::ToolsCall => {
                 let (call, index) = self.tool_call(ctx, fields)?;
-                if let Some(violation) = self.invalid_arguments(&call, index) {
+                if let Some(violation) =
+                    self.invalid_arguments(&call, index, &fields.argument_members)
+                {
                     return Ok(Routed::Answer(Answer::InvalidArguments(violation)));
                 }
                 Call::Tool(call)
@@ -306,6 +308,7 @@ impl<'c, A: Registry> Server<'c, A> {
         &self,
         call: &ToolCall<'a>,
         index: usize,
+        noted: &NotedMembers<'a>,
     ) -> Option<Result<crate::schema::Violation<'a>, &'static str>> {
         let text = call.tool.input_schema.as_bytes();
         let schema = if self.verified.input_schema(index, call.tool) {
@@ -318,14 +321,14 @@ impl<'c, A: Registry> Server<'c, A> {
             schema
         };
         let arguments = call.arguments().as_value();
-        let verdict = match self.plans.get(index, call.tool, text) {
-            Some(plan) => crate::schema::validate_planned(schema, &plan, arguments),
-            None => {
-                self.plans
-                    .put(index, call.tool, text, || Plan::compile(schema));
-                crate::schema::validate(schema, arguments)
-            }
-        };
+        let mut kept = Plan::EMPTY;
+        let plan = self.plans.get_into(index, call.tool, text, &mut kept);
+        if !plan {
+            self.plans
+                .put(index, call.tool, text, || Plan::compile(schema));
+        }
+        let plan = plan.then_some(&kept);
+        let verdict = crate::schema::validate_prepared(schema, plan, arguments, Some(noted));
         verdict.err().map(Ok)
     }
 
@@ -494,8 +497,41 @@ struct ParamsFields<'a> {
     request_state: Option<Value<'a>>,
     input_responses: Option<Value<'a>>,
     meta_fields: MetaFields<'a>,
-    /// Whether the member of params being scanned is `_meta`.
-    in_meta: bool,
+    /// The members of `arguments`, for validating them without walking them again.
+    argument_members: NotedMembers<'a>,
+    /// Which member of params is being scanned.
+    member: Field,
+}
+
+/// A member of params that routing reads.
+#[derive(Clone, Copy, Default, PartialEq, Eq)]
+enum Field {
+    #[default]
+    Other,
+    Meta,
+    Name,
+    Arguments,
+    Uri,
+    Cursor,
+    RequestState,
+    InputResponses,
+}
+
+impl Field {
+    /// The field named `key`: one match on its bytes (decoded first only if escaped).
+    fn of(key: Key<'_>) -> Field {
+        let mut buf = [0u8; 16];
+        match key.decoded(&mut buf) {
+            Some(b"_meta") => Field::Meta,
+            Some(b"name") => Field::Name,
+            Some(b"arguments") => Field::Arguments,
+            Some(b"uri") => Field::Uri,
+            Some(b"cursor") => Field::Cursor,
+            Some(b"requestState") => Field::RequestState,
+            Some(b"inputResponses") => Field::InputResponses,
+            _ => Field::Other,
+        }
+    }
 }
 
 impl<'a> Visitor<'a> for ParamsFields<'a> {
@@ -504,35 +540,32 @@ impl<'a> Visitor<'a> for ParamsFields<'a> {
 
     fn enter(&mut self, depth: u16, key: Key<'a>) {
         if depth == 1 {
-            self.in_meta = key.is("_meta");
+            self.member = Field::of(key);
         }
     }
 
     fn leave(&mut self, depth: u16, key: Key<'a>, value: Value<'a>) {
         if depth == 2 {
-            if self.in_meta {
-                self.meta_fields.note(key, value);
+            match self.member {
+                Field::Meta => self.meta_fields.note(key, value),
+                Field::Arguments => self.argument_members.note(key.text(), value),
+                _ => {}
             }
             return;
         }
-        self.in_meta = false;
         // Keys are unique (the scanner refuses duplicates), so this finds what `get` would.
-        let slot = if key.is("_meta") {
-            &mut self.meta
-        } else if key.is("name") {
-            &mut self.name
-        } else if key.is("arguments") {
-            &mut self.arguments
-        } else if key.is("uri") {
-            &mut self.uri
-        } else if key.is("cursor") {
-            &mut self.cursor
-        } else if key.is("requestState") {
-            &mut self.request_state
-        } else if key.is("inputResponses") {
-            &mut self.input_responses
-        } else {
-            return;
+        let slot = match core::mem::take(&mut self.member) {
+            Field::Meta => &mut self.meta,
+            Field::Name => &mut self.name,
+            Field::Arguments => {
+                self.argument_members.close(value);
+                &mut self.arguments
+            }
+            Field::Uri => &mut self.uri,
+            Field::Cursor => &mut self.cursor,
+            Field::RequestState => &mut self.request_state,
+            Field::InputResponses => &mut self.input_responses,
+            Field::Other => return,
         };
         *slot = Some(value);
     }

@@ -9,31 +9,37 @@
 //! change, or odd, takes nothing. A miss costs only the reading a round did before.
 //!
 //! Without the feature (firmware: the memo would cost about 2.8 KiB of the server's RAM),
-//! or on a target without 32-bit and pointer-sized atomics, it remembers nothing.
+//! or on a target without 32-bit, 64-bit and pointer-sized atomics, it remembers nothing.
 
 #[cfg(all(
     feature = "schema-plans",
     target_has_atomic = "ptr",
-    target_has_atomic = "32"
+    target_has_atomic = "32",
+    target_has_atomic = "64"
 ))]
 pub(crate) use kept::Plans;
 
 #[cfg(not(all(
     feature = "schema-plans",
     target_has_atomic = "ptr",
-    target_has_atomic = "32"
+    target_has_atomic = "32",
+    target_has_atomic = "64"
 )))]
 pub(crate) use nothing::Plans;
 
 #[cfg(all(
     feature = "schema-plans",
     target_has_atomic = "ptr",
-    target_has_atomic = "32"
+    target_has_atomic = "32",
+    target_has_atomic = "64"
 ))]
 mod kept {
     use super::super::Tool;
     use crate::schema::{PLAN_WORDS, Plan};
-    use core::sync::atomic::{AtomicU32, AtomicUsize, Ordering, fence};
+    use core::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering, fence};
+
+    /// A plan's words kept two to an atomic: half the loads to copy one out.
+    const PAIRS: usize = PLAN_WORDS.div_ceil(2);
 
     /// Slots of the memo: tools whose indexes are equal modulo this share a slot.
     const SLOTS: usize = 8;
@@ -51,10 +57,27 @@ mod kept {
             }
         }
 
+        /// Copies into `plan` the plan kept for `tool`, at `index` in the registry, if it
+        /// was compiled from `text`; `false` (and `plan` holding nothing useful) otherwise.
+        /// The caller's plan is filled in place: a plan returned by value cost a second copy.
+        pub(crate) fn get_into(
+            &self,
+            index: usize,
+            tool: &Tool<'_>,
+            text: &[u8],
+            plan: &mut Plan,
+        ) -> bool {
+            self.slots
+                .get(index % SLOTS)
+                .is_some_and(|slot| slot.get_into(self.key(tool, text), plan))
+        }
+
         /// The plan kept for `tool`, at `index` in the registry, if it was compiled from
         /// `text`.
+        #[cfg(test)]
         pub(crate) fn get(&self, index: usize, tool: &Tool<'_>, text: &[u8]) -> Option<Plan> {
-            self.slots.get(index % SLOTS)?.get(self.key(tool, text))
+            let mut plan = Plan::EMPTY;
+            self.get_into(index, tool, text, &mut plan).then_some(plan)
         }
 
         /// Keeps what `compile` makes of `text`, the input schema of `tool` at `index`,
@@ -89,7 +112,7 @@ mod kept {
         /// Even when settled, odd while being written.
         seq: AtomicU32,
         key: [AtomicUsize; 4],
-        words: [AtomicU32; PLAN_WORDS],
+        words: [AtomicU64; PAIRS],
     }
 
     impl Slot {
@@ -97,23 +120,33 @@ mod kept {
             Slot {
                 seq: AtomicU32::new(0),
                 key: [const { AtomicUsize::new(0) }; 4],
-                words: [const { AtomicU32::new(0) }; PLAN_WORDS],
+                words: [const { AtomicU64::new(0) }; PAIRS],
             }
         }
 
-        /// The plan kept under `key`, if the slot holds one and is not being written.
-        fn get(&self, key: [usize; 4]) -> Option<Plan> {
+        /// Copies the plan kept under `key` into `plan`, if the slot holds one and is not
+        /// being written.
+        fn get_into(&self, key: [usize; 4], plan: &mut Plan) -> bool {
             let seq = self.seq.load(Ordering::Acquire);
             if seq % 2 == 1 {
-                return None;
+                return false;
             }
-            let kept = self.key.each_ref().map(|k| k.load(Ordering::Relaxed));
-            let words = self.words.each_ref().map(|w| w.load(Ordering::Relaxed));
+            if self
+                .key
+                .iter()
+                .zip(key)
+                .any(|(k, wanted)| k.load(Ordering::Relaxed) != wanted)
+            {
+                return false;
+            }
+            for (into, pair) in plan.words_mut().chunks_mut(2).zip(&self.words) {
+                let pair = pair.load(Ordering::Relaxed);
+                for (into, word) in into.iter_mut().zip([pair as u32, (pair >> 32) as u32]) {
+                    *into = word;
+                }
+            }
             fence(Ordering::Acquire);
-            if self.seq.load(Ordering::Relaxed) != seq || kept != key {
-                return None;
-            }
-            Some(Plan::from_words(words))
+            self.seq.load(Ordering::Relaxed) == seq
         }
 
         /// Keeps `plan` under `key`, unless another writer holds the slot.
@@ -132,8 +165,10 @@ mod kept {
             for (slot, k) in self.key.iter().zip(key) {
                 slot.store(k, Ordering::Relaxed);
             }
-            for (slot, &w) in self.words.iter().zip(plan.words()) {
-                slot.store(w, Ordering::Relaxed);
+            for (slot, pair) in self.words.iter().zip(plan.words().chunks(2)) {
+                let low = pair.first().copied().unwrap_or(0);
+                let high = pair.get(1).copied().unwrap_or(0);
+                slot.store(u64::from(low) | u64::from(high) << 32, Ordering::Relaxed);
             }
             self.seq.store(next.wrapping_add(1), Ordering::Release);
         }
@@ -143,7 +178,8 @@ mod kept {
 #[cfg(not(all(
     feature = "schema-plans",
     target_has_atomic = "ptr",
-    target_has_atomic = "32"
+    target_has_atomic = "32",
+    target_has_atomic = "64"
 )))]
 mod nothing {
     use super::super::Tool;
@@ -158,8 +194,8 @@ mod nothing {
             Plans
         }
 
-        pub(crate) fn get(&self, _: usize, _: &Tool<'_>, _: &[u8]) -> Option<Plan> {
-            None
+        pub(crate) fn get_into(&self, _: usize, _: &Tool<'_>, _: &[u8], _: &mut Plan) -> bool {
+            false
         }
 
         pub(crate) fn put(
@@ -177,7 +213,8 @@ mod nothing {
     test,
     feature = "schema-plans",
     target_has_atomic = "ptr",
-    target_has_atomic = "32"
+    target_has_atomic = "32",
+    target_has_atomic = "64"
 ))]
 mod tests {
     extern crate std;
@@ -217,7 +254,7 @@ mod tests {
     fn the_memo_costs_what_the_feature_says() {
         // Documented as about 2.8 KiB on a 64-bit host (core/Cargo.toml, CHANGELOG).
         assert!(
-            core::mem::size_of::<Plans>() <= 2816,
+            core::mem::size_of::<Plans>() <= 2880,
             "{}",
             core::mem::size_of::<Plans>()
         );

@@ -1395,6 +1395,11 @@ pub fn escaped_names_keys_and_methods_are_the_same_names(target: &Target) {
         r#"{{"jsonrpc":"2.0","id":1,"method":"tools\/call","params":{{"_meta":{m},"name":"se\u0061rch","arguments":{{"qu\u0065ry":"\u0071"}}}}}}"#
     );
     exchange(&s, &input, text_result(1, "3 results for q"));
+    // The members of params themselves, escaped.
+    let input = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"\u005fmeta":{m},"n\u0061me":"search","\u0061rguments":{{"query":"q"}}}}}}"#
+    );
+    exchange(&s, &input, text_result(1, "3 results for q"));
     let input = format!(
         r#"{{"jsonrpc":"2.0","id":2,"method":"prompts/get","params":{{"_meta":{m},"name":"gr\u0065et","arguments":{{"n\u0061me":"Ad\u0061"}}}}}}"#
     );
