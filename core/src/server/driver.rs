@@ -35,13 +35,14 @@ pub trait Runner {
     ) -> impl Future<Output = Option<Result<Done<'o>, Error>>> + 'o;
 }
 
-/// The call `accept` gave for `$input`, or a `return` with what the round came to without
-/// one (wrapped by `$wrap`). A macro so that the call is matched in place on the device's path
-/// (a call is large, and each move of it would stay on the stack while the handler runs).
+/// The call `accepted` holds, borrowed in place, or a `return` with what the round came to
+/// without one (wrapped by `$wrap`). A macro so that the call stays where `accept` wrote it:
+/// a call is large, and each move of it costs a copy (and on the device's path, that copy
+/// would stay on the stack while the handler runs).
 macro_rules! call_or_return {
-    ($server:ident, $input:ident, $round:ident, $out:ident, $wrap:expr) => {
-        match $server.accept($input, $round, $out) {
-            Ok(Accepted::Call(call)) => call,
+    ($accepted:ident, $wrap:expr) => {
+        match $accepted {
+            Ok(Accepted::Call(ref call)) => call,
             Ok(Accepted::Replied(n)) => return $wrap(Ok(Handled::Reply(n))),
             Ok(Accepted::Silent) => return $wrap(Ok(Handled::Silent)),
             Ok(Accepted::Cancelled(id)) => return $wrap(Ok(Handled::Cancelled(id))),
@@ -68,8 +69,9 @@ impl<A: Registry> Server<'_, A> {
         runner: &mut R,
     ) -> Option<Result<Handled<'a>, BufferTooSmall>> {
         let Dialect::Mrtr = dialect;
-        let call = call_or_return!(self, input, round, out, Some);
-        let replied = self.complete(&call, out, runner).await?;
+        let accepted = self.accept(input, round, out);
+        let call = call_or_return!(accepted, Some);
+        let replied = self.complete(call, out, runner).await?;
         Some(replied.map(Handled::Reply))
     }
 
@@ -113,17 +115,18 @@ impl<A: Handler> Server<'_, A> {
         out: &mut [u8],
         notifier: Option<&mut (dyn Notifier + Send)>,
     ) -> Result<Handled<'a>, BufferTooSmall> {
-        let call = call_or_return!(self, input, round, out, core::convert::identity);
+        let accepted = self.accept(input, round, out);
+        let call = call_or_return!(accepted, core::convert::identity);
         // A retry's binding, absorbed once for its open and its seal.
         #[cfg(feature = "retry-prefix")]
         let prefix = call.context().retry_prefix();
         #[cfg(feature = "retry-prefix")]
-        let call = call.with_prefix(prefix.as_ref());
+        let call = &call.with_prefix(prefix.as_ref());
         // The driver's `complete` with its one await resolved here: a synchronous handler is
         // done when it returns. Not through the future, whose frame and copy of the outcome
         // would stay on the device's stack while the handler runs.
         let sink = notifier.map(|n| -> &mut (dyn Notifier + Send) { n });
-        let outcome = run_sync(self.app(), &call, out, sink);
+        let outcome = run_sync(self.app(), call, out, sink);
         call.finish_in_place(outcome).len(out).map(Handled::Reply)
     }
 }
