@@ -12,7 +12,7 @@ use super::plans::Plans;
 use super::reply::whole_error;
 use super::subscription::{Filter, Subscription};
 use super::verified::Verified;
-use super::{Config, Registry, RequestContext, Round, lists, uri_template};
+use super::{Config, Registry, RequestContext, Round, Tool, lists, uri_template};
 use crate::json::{BufferTooSmall, JsonStr, Key, Object, Value, Visitor, Writer};
 use crate::protocol::{self, MetaError, MetaFields, Method, SUPPORTED_VERSIONS};
 use crate::rpc::{self, ErrorCode, Id, Incoming, Rejected, Request};
@@ -244,13 +244,19 @@ impl<'c, A: Registry> Server<'c, A> {
                 return Ok(Routed::Answer(Answer::List(method, start)));
             }
             Method::ToolsCall => {
-                let (call, index) = self.tool_call(ctx, fields)?;
+                // The context goes straight into the call: it is large, and each move costs a
+                // copy.
+                let (tool, index, arguments) = self.tool_call(fields)?;
                 if let Some(violation) =
-                    self.invalid_arguments(&call, index, &fields.argument_members)
+                    self.invalid_arguments(tool, index, arguments, &fields.argument_members)
                 {
                     return Ok(Routed::Answer(Answer::InvalidArguments(violation)));
                 }
-                Call::Tool(call)
+                Call::Tool(ToolCall {
+                    ctx,
+                    tool,
+                    arguments,
+                })
             }
             // Built straight into this function's result: a resource read carries a
             // decoded URI and is the largest call, and a copy of it in this frame would stay
@@ -272,11 +278,11 @@ impl<'c, A: Registry> Server<'c, A> {
         Ok(Routed::Call(call))
     }
 
+    /// The tool a `tools/call` names, its index, and its arguments.
     fn tool_call<'a>(
         &'a self,
-        ctx: RequestContext<'a>,
         params: &ParamsFields<'a>,
-    ) -> Result<(ToolCall<'a>, usize), Refusal<'a>> {
+    ) -> Result<(&'a Tool<'a>, usize, Option<Object<'a>>), Refusal<'a>> {
         let name = required_str(params.name, "tools/call needs a string name")?;
         let (index, tool) = self
             .app
@@ -292,40 +298,33 @@ impl<'c, A: Registry> Server<'c, A> {
                     .ok_or(Refusal::Invalid("arguments must be an object"))?,
             ),
         };
-        Ok((
-            ToolCall {
-                ctx,
-                tool,
-                arguments,
-            },
-            index,
-        ))
+        Ok((tool, index, arguments))
     }
 
     /// Validates a tool call's arguments against the tool's input schema; a violation is
     /// answered as a tool error result the model can correct.
     fn invalid_arguments<'a>(
         &self,
-        call: &ToolCall<'a>,
+        tool: &'a Tool<'a>,
         index: usize,
+        arguments: Option<Object<'a>>,
         noted: &NotedMembers<'a>,
     ) -> Option<Result<crate::schema::Violation<'a>, &'static str>> {
-        let text = call.tool.input_schema.as_bytes();
-        let schema = if self.verified.input_schema(index, call.tool) {
+        let text = tool.input_schema.as_bytes();
+        let schema = if self.verified.input_schema(index, tool) {
             crate::json::view_accepted(text)
         } else {
             let Ok(schema) = crate::json::parse(text, &self.config.limits) else {
                 return Some(Err("the tool's inputSchema is not valid JSON"));
             };
-            self.verified.set_input_schema(index, call.tool);
+            self.verified.set_input_schema(index, tool);
             schema
         };
-        let arguments = call.arguments().as_value();
+        let arguments = arguments.unwrap_or(Object::EMPTY).as_value();
         let mut kept = Plan::EMPTY;
-        let plan = self.plans.get_into(index, call.tool, text, &mut kept);
+        let plan = self.plans.get_into(index, tool, text, &mut kept);
         if !plan {
-            self.plans
-                .put(index, call.tool, text, || Plan::compile(schema));
+            self.plans.put(index, tool, text, || Plan::compile(schema));
         }
         let plan = plan.then_some(&kept);
         let verdict = crate::schema::validate_prepared(schema, plan, arguments, Some(noted));
