@@ -44,19 +44,7 @@ macro_rules! admit {
             }
             Ok(Incoming::Request(request)) => request,
         };
-        match $server.route(request, &$fields, $round) {
-            Ok(Routed::Call(call)) => Ok(Accepted::Call(call)),
-            Ok(Routed::Listen(subscription)) => Ok(Accepted::Listen(subscription)),
-            Ok(Routed::Answer(answer)) => {
-                answer.write(&mut $w, $server, request.id);
-                $w.finish().map(Accepted::Replied)
-            }
-            Err(refusal) => {
-                crate::log::debug!("request refused before any handler ran");
-                refusal.write(&mut $w, request.id, &$server.config);
-                $w.finish().map(Accepted::Replied)
-            }
-        }
+        $server.route(request, &$fields, $round, $w)
     }};
 }
 
@@ -188,94 +176,132 @@ impl<'c, A: Registry> Server<'c, A> {
         accepted.map(Ok)
     }
 
+    /// Routes `request`: the call the application must run, built where it is returned
+    /// (a call is large, and each move of it costs a copy), or what the core answers itself,
+    /// written in `w`.
     fn route<'a>(
         &'a self,
         request: Request<'a>,
         fields: &ParamsFields<'a>,
         round: Round<'a>,
-    ) -> Result<Routed<'a>, Refusal<'a>> {
-        let Some(method) = Method::from_name(request.method) else {
-            return Err(Refusal::UnknownMethod(request.method));
-        };
-        let meta = protocol::admit_meta(fields.meta, Some(&fields.meta_fields));
-        let meta = meta.map_err(|e| match e {
-            MetaError::Invalid(message) => Refusal::Invalid(message),
-            MetaError::UnsupportedVersion(v) => Refusal::Version(v),
-        })?;
-        let caps = self.app.capabilities();
-        let advertised = match method {
-            Method::Discover => true,
-            Method::ToolsList | Method::ToolsCall => caps.tools,
-            Method::ResourcesList | Method::ResourceTemplatesList | Method::ResourcesRead => {
-                caps.resources
-            }
-            Method::PromptsList | Method::PromptsGet => caps.prompts,
-            Method::Complete => caps.completions,
-            Method::SubscriptionsListen => true,
-        };
-        if !advertised {
-            return Err(Refusal::UnknownMethod(request.method));
-        }
-        let ctx = RequestContext {
-            id: request.id,
-            method,
-            params: request.params,
-            meta,
-            round,
-            config: &self.config,
-            retry_at: RetryAt::new(request.params, fields.request_state, fields.input_responses),
-            #[cfg(feature = "retry-prefix")]
-            prefix: None,
-        };
-        let params = request.params.unwrap_or(Object::EMPTY);
-        if method.allows_input_required() {
-            check_retry_envelope(fields.request_state, fields.input_responses)?;
-        }
-        let call = match method {
-            Method::Discover => return Ok(Routed::Answer(Answer::Discover)),
-            Method::ToolsList
-            | Method::ResourcesList
-            | Method::ResourceTemplatesList
-            | Method::PromptsList => {
-                let start = lists::cursor(fields.cursor)?;
-                if start > lists::len(&self.app, method) {
-                    return Err(Refusal::Invalid("Invalid cursor"));
+        mut w: Writer<'_>,
+    ) -> Result<Accepted<'a>, BufferTooSmall> {
+        /// The value of `$result`, or a `break` out of the block `$answer` with its refusal.
+        macro_rules! or_refuse {
+            ($result:expr, $answer:lifetime) => {
+                match $result {
+                    Ok(value) => value,
+                    Err(refusal) => break $answer Err(Refusal::from(refusal)),
                 }
-                return Ok(Routed::Answer(Answer::List(method, start)));
-            }
-            Method::ToolsCall => {
-                // The context goes straight into the call: it is large, and each move costs a
-                // copy.
-                let (tool, index, arguments) = self.tool_call(fields)?;
-                if let Some(violation) =
-                    self.invalid_arguments(tool, index, arguments, &fields.argument_members)
-                {
-                    return Ok(Routed::Answer(Answer::InvalidArguments(violation)));
+            };
+        }
+        let answered: Result<Answer<'a>, Refusal<'a>> = 'answer: {
+            let Some(method) = Method::from_name(request.method) else {
+                break 'answer Err(Refusal::UnknownMethod(request.method));
+            };
+            let meta = match protocol::admit_meta(fields.meta, Some(&fields.meta_fields)) {
+                Ok(meta) => meta,
+                Err(MetaError::Invalid(message)) => break 'answer Err(Refusal::Invalid(message)),
+                Err(MetaError::UnsupportedVersion(v)) => break 'answer Err(Refusal::Version(v)),
+            };
+            let caps = self.app.capabilities();
+            let advertised = match method {
+                Method::Discover => true,
+                Method::ToolsList | Method::ToolsCall => caps.tools,
+                Method::ResourcesList | Method::ResourceTemplatesList | Method::ResourcesRead => {
+                    caps.resources
                 }
-                Call::Tool(ToolCall {
-                    ctx,
-                    tool,
-                    arguments,
-                })
+                Method::PromptsList | Method::PromptsGet => caps.prompts,
+                Method::Complete => caps.completions,
+                Method::SubscriptionsListen => true,
+            };
+            if !advertised {
+                break 'answer Err(Refusal::UnknownMethod(request.method));
             }
-            // Built straight into this function's result: a resource read carries a
-            // decoded URI and is the largest call, and a copy of it in this frame would stay
-            // on the stack of every round, a tool call's validation included.
-            Method::ResourcesRead => return self.resource_read(ctx, fields),
-            Method::PromptsGet => Call::Prompt(self.prompt_get(ctx, fields)?),
-            Method::Complete => Call::Complete(completion(ctx, params)?),
-            Method::SubscriptionsListen => {
-                let filter = Filter::read(params).ok_or(Refusal::Invalid(
-                    "notifications must be a subscription filter",
-                ))?;
-                return Ok(Routed::Listen(Subscription {
-                    id: request.id,
-                    filter: filter.honoured(caps),
-                    info: &self.config.info,
-                }));
+            let ctx = RequestContext {
+                id: request.id,
+                method,
+                params: request.params,
+                meta,
+                round,
+                config: &self.config,
+                retry_at: RetryAt::new(
+                    request.params,
+                    fields.request_state,
+                    fields.input_responses,
+                ),
+                #[cfg(feature = "retry-prefix")]
+                prefix: None,
+            };
+            let params = request.params.unwrap_or(Object::EMPTY);
+            if method.allows_input_required() {
+                or_refuse!(
+                    check_retry_envelope(fields.request_state, fields.input_responses),
+                    'answer
+                );
             }
+            let call = match method {
+                Method::Discover => break 'answer Ok(Answer::Discover),
+                Method::ToolsList
+                | Method::ResourcesList
+                | Method::ResourceTemplatesList
+                | Method::PromptsList => {
+                    let start = or_refuse!(lists::cursor(fields.cursor), 'answer);
+                    if start > lists::len(&self.app, method) {
+                        break 'answer Err(Refusal::Invalid("Invalid cursor"));
+                    }
+                    break 'answer Ok(Answer::List(method, start));
+                }
+                Method::ToolsCall => {
+                    let (tool, index, arguments) = or_refuse!(self.tool_call(fields), 'answer);
+                    if let Some(violation) =
+                        self.invalid_arguments(tool, index, arguments, &fields.argument_members)
+                    {
+                        break 'answer Ok(Answer::InvalidArguments(violation));
+                    }
+                    // The common call, built in the result itself.
+                    return Ok(Accepted::Call(Call::Tool(ToolCall {
+                        ctx,
+                        tool,
+                        arguments,
+                    })));
+                }
+                // Built in a frame of its own: a resource read carries a decoded URI and is
+                // the largest call, and room for it in this frame would stay on the stack of
+                // every round, a tool call's validation included.
+                Method::ResourcesRead => {
+                    return Ok(Accepted::Call(or_refuse!(
+                        self.resource_read(ctx, fields),
+                        'answer
+                    )));
+                }
+                Method::PromptsGet => {
+                    Call::Prompt(or_refuse!(self.prompt_get(ctx, fields), 'answer))
+                }
+                Method::Complete => Call::Complete(or_refuse!(completion(ctx, params), 'answer)),
+                Method::SubscriptionsListen => {
+                    let Some(filter) = Filter::read(params) else {
+                        break 'answer Err(Refusal::Invalid(
+                            "notifications must be a subscription filter",
+                        ));
+                    };
+                    return Ok(Accepted::Listen(Subscription {
+                        id: request.id,
+                        filter: filter.honoured(caps),
+                        info: &self.config.info,
+                    }));
+                }
+            };
+            return Ok(Accepted::Call(call));
         };
-        Ok(Routed::Call(call))
+        match answered {
+            Ok(answer) => answer.write(&mut w, self, request.id),
+            Err(refusal) => {
+                crate::log::debug!("request refused before any handler ran");
+                refusal.write(&mut w, request.id, &self.config);
+            }
+        }
+        w.finish().map(Accepted::Replied)
     }
 
     /// The tool a `tools/call` names, its index, and its arguments.
@@ -336,7 +362,7 @@ impl<'c, A: Registry> Server<'c, A> {
         &'a self,
         ctx: RequestContext<'a>,
         params: &ParamsFields<'a>,
-    ) -> Result<Routed<'a>, Refusal<'a>> {
+    ) -> Result<Call<'a>, Refusal<'a>> {
         let uri_json = required_str(params.uri, "resources/read needs a string uri")?;
         let unknown = Refusal::UnknownResource(uri_json);
         let uri_text = UriText::new(uri_json).ok_or(unknown)?;
@@ -353,12 +379,12 @@ impl<'c, A: Registry> Server<'c, A> {
         } else {
             return Err(unknown);
         };
-        Ok(Routed::Call(Call::Resource(ResourceRead {
+        Ok(Call::Resource(ResourceRead {
             ctx,
             uri: uri_text,
             uri_json,
             target,
-        })))
+        }))
     }
 
     fn prompt_get<'a>(
@@ -568,14 +594,6 @@ impl<'a> Visitor<'a> for ParamsFields<'a> {
         };
         *slot = Some(value);
     }
-}
-
-// No heap in the core: a call lives on the stack for one round, unboxed.
-#[allow(clippy::large_enum_variant)]
-enum Routed<'a> {
-    Call(Call<'a>),
-    Listen(Subscription<'a>),
-    Answer(Answer<'a>),
 }
 
 /// Requests the core answers itself.
