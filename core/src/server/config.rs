@@ -33,20 +33,21 @@ impl<'s> ServerInfo<'s> {
         }
     }
 
+    /// Writes the info object (on every result). Its keys are constants that need no
+    /// escaping, so they are copied as they are; only the values are escaped.
     pub(crate) fn write(&self, w: &mut Writer<'_>) {
-        w.object(|o| {
-            o.str("name", self.name);
-            if let Some(title) = self.title {
-                o.str("title", title);
-            }
-            o.str("version", self.version);
-            if let Some(description) = self.description {
-                o.str("description", description);
-            }
-            if let Some(url) = self.website_url {
-                o.str("websiteUrl", url);
-            }
-        });
+        w.raw(b"{\"name\":").str(self.name);
+        if let Some(title) = self.title {
+            w.raw(b",\"title\":").str(title);
+        }
+        w.raw(b",\"version\":").str(self.version);
+        if let Some(description) = self.description {
+            w.raw(b",\"description\":").str(description);
+        }
+        if let Some(url) = self.website_url {
+            w.raw(b",\"websiteUrl\":").str(url);
+        }
+        w.raw(b"}");
     }
 }
 
