@@ -17,11 +17,12 @@ const ENCODED: usize = 512;
 const MEMBERS: usize = 32;
 
 /// A member of an open object: where its key is in the text, and where its encoding (key
-/// then value) starts in the buffer.
+/// then value) starts and ends in the buffer.
 #[derive(Clone, Copy, Default)]
 struct Member {
     key: (u16, u16),
     start: u16,
+    end: u16,
 }
 
 /// Why the pass stopped.
@@ -169,14 +170,21 @@ impl<'a> Pass<'a, '_> {
                     let previous = self.members.get(self.open - 1).map(|m| self.key(m.key));
                     in_order = previous.is_some_and(|p| compare_keys(p, key) == Ordering::Less);
                 }
+                let index = self.open;
                 let member = Member {
                     key: (narrow(span.0)?, narrow(span.1)?),
                     start: narrow(self.len)?,
+                    end: 0,
                 };
-                *self.members.get_mut(self.open).ok_or(Stop::Unfit)? = member;
+                *self.members.get_mut(index).ok_or(Stop::Unfit)? = member;
                 self.open += 1;
                 self.string(span.0, span.1, escaped)?;
-                self.inner_value(at, depth)?
+                let end = self.inner_value(at, depth)?;
+                // Within the buffer: every write checked it.
+                if let Some(member) = self.members.get_mut(index) {
+                    member.end = self.len as u16;
+                }
+                end
             };
             j = skip_ws(text, end);
             match text.get(j) {
@@ -232,9 +240,53 @@ impl<'a> Pass<'a, '_> {
     }
 
     /// Puts the members from `first` on (the open object's, whose encodings run to the end
-    /// of the buffer) in key order: an insertion sort that rotates each member's encoding
-    /// into its place.
+    /// of the buffer) in key order. The members are sorted in the table, their encodings
+    /// copied in that order into the free part of the buffer and the whole moved back: each
+    /// byte moves twice. Without that much room, [`rotate_in_order`](Self::rotate_in_order).
     fn order(&mut self, first: usize) {
+        let Some(from) = self.members.get(first).map(|m| usize::from(m.start)) else {
+            return;
+        };
+        let size = self.len.saturating_sub(from);
+        if self.len + size > ENCODED {
+            return self.rotate_in_order(first);
+        }
+        let text = self.text;
+        let Some(members) = self.members.get_mut(first..self.open) else {
+            return;
+        };
+        for i in 1..members.len() {
+            let mut place = i;
+            while place > 0 {
+                let (Some(before), Some(moving)) = (members.get(place - 1), members.get(place))
+                else {
+                    break;
+                };
+                if compare_keys(key_in(text, before.key), key_in(text, moving.key))
+                    != Ordering::Greater
+                {
+                    break;
+                }
+                members.swap(place - 1, place);
+                place -= 1;
+            }
+        }
+        let mut to = self.len;
+        for member in members.iter() {
+            let (start, end) = (usize::from(member.start), usize::from(member.end));
+            if end > start && to + (end - start) <= ENCODED {
+                self.out.copy_within(start..end, to);
+                to += end - start;
+            }
+        }
+        if to - self.len == size {
+            self.out.copy_within(self.len..to, from);
+        }
+    }
+
+    /// [`order`](Self::order) in place: an insertion sort that rotates each member's
+    /// encoding into its place.
+    fn rotate_in_order(&mut self, first: usize) {
         for i in first + 1..self.open {
             let Some(&moving) = self.members.get(i) else {
                 return;
@@ -310,12 +362,8 @@ impl<'a> Pass<'a, '_> {
             .map(|value| at + value.len())
     }
 
-    fn key(&self, (start, end): (u16, u16)) -> JsonStr<'a> {
-        JsonStr::from_validated(
-            self.text
-                .get(usize::from(start)..usize::from(end))
-                .unwrap_or_default(),
-        )
+    fn key(&self, span: (u16, u16)) -> JsonStr<'a> {
+        key_in(self.text, span)
     }
 
     #[inline(always)]
@@ -400,6 +448,14 @@ impl<'a> Pass<'a, '_> {
         }
         Ok(())
     }
+}
+
+/// The key of a member whose key spans `text[start..end]`.
+fn key_in(text: &[u8], (start, end): (u16, u16)) -> JsonStr<'_> {
+    JsonStr::from_validated(
+        text.get(usize::from(start)..usize::from(end))
+            .unwrap_or_default(),
+    )
 }
 
 fn enter(depth: u16) -> Result<u16, Stop> {
