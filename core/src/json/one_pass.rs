@@ -160,7 +160,7 @@ impl<'a> Pass<'a, '_> {
             }
             let at = skip_ws(text, colon + 1);
             let key = JsonStr::from_validated(raw);
-            let end = if !excluded.is_empty() && excluded.iter().any(|name| key.eq_str(name)) {
+            let end = if !excluded.is_empty() && is_excluded(raw, escaped, excluded) {
                 match self.known_end(at) {
                     Some(end) => end,
                     None => skip_value(text, at).ok_or(Stop::Unfit)?,
@@ -464,6 +464,17 @@ fn copy_up(out: &mut [u8; ENCODED], start: usize, end: usize, to: usize) {
         }
     }
     out.copy_within(start..end, to);
+}
+
+/// Whether the key `raw` (holding a backslash only if `escaped`) is one of `excluded`:
+/// without escapes it is its own decoded text, compared as bytes.
+#[inline(never)]
+fn is_excluded(raw: &[u8], escaped: bool, excluded: &[&str]) -> bool {
+    if escaped {
+        let key = JsonStr::from_validated(raw);
+        return excluded.iter().any(|name| key.eq_str(name));
+    }
+    excluded.iter().any(|name| raw == name.as_bytes())
 }
 
 /// The key of a member whose key spans `text[start..end]`.
