@@ -552,6 +552,8 @@ mod tests {
             r#"{"b":[1,{"z":null,"y":[true,false]}],"a":{},"\u0061b":"x\ny","é":1.0,"ab\u0000":-0}"#,
             r#"[{"b":1,"a":2},[{"d":{"f":1,"e":2},"c":3}],"\u00e9\ud83d\ude00"]"#,
             r#"  {  "b" : 1 ,  "a" : [ 1 , 2 ]  }  "#,
+            // Excluded names written with escapes are excluded all the same.
+            r#"{"b":1,"_m\u0065ta":{},"request\u0053tate":"s","a":2}"#,
             "1e5",
             r#""plain""#,
             "[]",
