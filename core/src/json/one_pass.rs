@@ -142,7 +142,7 @@ impl<'a> Pass<'a, '_> {
         self.byte(b'{')?;
         let first = self.open;
         let mut in_order = true;
-        let mut j = skip_ws(text, i + 1);
+        let mut j = ws(text, i + 1);
         if text.get(j) == Some(&b'}') {
             self.byte(b'}')?;
             return Ok(j + 1);
@@ -154,11 +154,11 @@ impl<'a> Pass<'a, '_> {
             let (key_end, escaped) = string_end(text, j + 1).ok_or(Stop::Unfit)?;
             let span = (j + 1, key_end - 1);
             let raw = text.get(span.0..span.1).unwrap_or_default();
-            let colon = skip_ws(text, key_end);
+            let colon = ws(text, key_end);
             if text.get(colon) != Some(&b':') {
                 return Err(Stop::Unfit);
             }
-            let at = skip_ws(text, colon + 1);
+            let at = ws(text, colon + 1);
             let key = JsonStr::from_validated(raw);
             let end = if !excluded.is_empty() && is_excluded(raw, escaped, excluded) {
                 match self.known_end(at) {
@@ -186,9 +186,9 @@ impl<'a> Pass<'a, '_> {
                 }
                 end
             };
-            j = skip_ws(text, end);
+            j = ws(text, end);
             match text.get(j) {
-                Some(b',') => j = skip_ws(text, j + 1),
+                Some(b',') => j = ws(text, j + 1),
                 Some(b'}') => {
                     let root_pair = first == 0
                         && self.open == 2
@@ -333,16 +333,16 @@ impl<'a> Pass<'a, '_> {
     fn array(&mut self, i: usize, depth: u16) -> Result<usize, Stop> {
         let text = self.text;
         self.byte(b'[')?;
-        let mut j = skip_ws(text, i + 1);
+        let mut j = ws(text, i + 1);
         if text.get(j) == Some(&b']') {
             self.byte(b']')?;
             return Ok(j + 1);
         }
         loop {
             let end = self.inner_value(j, depth)?;
-            j = skip_ws(text, end);
+            j = ws(text, end);
             match text.get(j) {
-                Some(b',') => j = skip_ws(text, j + 1),
+                Some(b',') => j = ws(text, j + 1),
                 Some(b']') => {
                     self.byte(b']')?;
                     return Ok(j + 1);
@@ -464,6 +464,16 @@ fn copy_up(out: &mut [u8; ENCODED], start: usize, end: usize, to: usize) {
         }
     }
     out.copy_within(start..end, to);
+}
+
+/// Index of the first non-whitespace byte at or after `i`: one comparison in compact text,
+/// where every byte looked at is above the space.
+#[inline(always)]
+fn ws(text: &[u8], i: usize) -> usize {
+    match text.get(i) {
+        Some(&byte) if byte > b' ' => i,
+        _ => skip_ws(text, i),
+    }
 }
 
 /// Whether the key `raw` (holding a backslash only if `escaped`) is one of `excluded`:
