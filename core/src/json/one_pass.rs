@@ -17,11 +17,12 @@ const ENCODED: usize = 512;
 const MEMBERS: usize = 32;
 
 /// A member of an open object: where its key is in the text, and where its encoding (key
-/// then value) starts in the buffer.
+/// then value) starts and ends in the buffer.
 #[derive(Clone, Copy, Default)]
 struct Member {
     key: (u16, u16),
     start: u16,
+    end: u16,
 }
 
 /// Why the pass stopped.
@@ -141,7 +142,7 @@ impl<'a> Pass<'a, '_> {
         self.byte(b'{')?;
         let first = self.open;
         let mut in_order = true;
-        let mut j = skip_ws(text, i + 1);
+        let mut j = ws(text, i + 1);
         if text.get(j) == Some(&b'}') {
             self.byte(b'}')?;
             return Ok(j + 1);
@@ -153,13 +154,13 @@ impl<'a> Pass<'a, '_> {
             let (key_end, escaped) = string_end(text, j + 1).ok_or(Stop::Unfit)?;
             let span = (j + 1, key_end - 1);
             let raw = text.get(span.0..span.1).unwrap_or_default();
-            let colon = skip_ws(text, key_end);
+            let colon = ws(text, key_end);
             if text.get(colon) != Some(&b':') {
                 return Err(Stop::Unfit);
             }
-            let at = skip_ws(text, colon + 1);
+            let at = ws(text, colon + 1);
             let key = JsonStr::from_validated(raw);
-            let end = if !excluded.is_empty() && excluded.iter().any(|name| key.eq_str(name)) {
+            let end = if !excluded.is_empty() && is_excluded(raw, escaped, excluded) {
                 match self.known_end(at) {
                     Some(end) => end,
                     None => skip_value(text, at).ok_or(Stop::Unfit)?,
@@ -169,18 +170,25 @@ impl<'a> Pass<'a, '_> {
                     let previous = self.members.get(self.open - 1).map(|m| self.key(m.key));
                     in_order = previous.is_some_and(|p| compare_keys(p, key) == Ordering::Less);
                 }
+                let index = self.open;
                 let member = Member {
                     key: (narrow(span.0)?, narrow(span.1)?),
                     start: narrow(self.len)?,
+                    end: 0,
                 };
-                *self.members.get_mut(self.open).ok_or(Stop::Unfit)? = member;
+                *self.members.get_mut(index).ok_or(Stop::Unfit)? = member;
                 self.open += 1;
                 self.string(span.0, span.1, escaped)?;
-                self.inner_value(at, depth)?
+                let end = self.inner_value(at, depth)?;
+                // Within the buffer: every write checked it.
+                if let Some(member) = self.members.get_mut(index) {
+                    member.end = self.len as u16;
+                }
+                end
             };
-            j = skip_ws(text, end);
+            j = ws(text, end);
             match text.get(j) {
-                Some(b',') => j = skip_ws(text, j + 1),
+                Some(b',') => j = ws(text, j + 1),
                 Some(b'}') => {
                     let root_pair = first == 0
                         && self.open == 2
@@ -232,9 +240,53 @@ impl<'a> Pass<'a, '_> {
     }
 
     /// Puts the members from `first` on (the open object's, whose encodings run to the end
-    /// of the buffer) in key order: an insertion sort that rotates each member's encoding
-    /// into its place.
+    /// of the buffer) in key order. The members are sorted in the table, their encodings
+    /// copied in that order into the free part of the buffer and the whole moved back: each
+    /// byte moves twice. Without that much room, [`rotate_in_order`](Self::rotate_in_order).
     fn order(&mut self, first: usize) {
+        let Some(from) = self.members.get(first).map(|m| usize::from(m.start)) else {
+            return;
+        };
+        let size = self.len.saturating_sub(from);
+        if self.len + size > ENCODED {
+            return self.rotate_in_order(first);
+        }
+        let text = self.text;
+        let Some(members) = self.members.get_mut(first..self.open) else {
+            return;
+        };
+        for i in 1..members.len() {
+            let mut place = i;
+            while place > 0 {
+                let (Some(before), Some(moving)) = (members.get(place - 1), members.get(place))
+                else {
+                    break;
+                };
+                if compare_keys(key_in(text, before.key), key_in(text, moving.key))
+                    != Ordering::Greater
+                {
+                    break;
+                }
+                members.swap(place - 1, place);
+                place -= 1;
+            }
+        }
+        let mut to = self.len;
+        for member in members.iter() {
+            let (start, end) = (usize::from(member.start), usize::from(member.end));
+            if end > start && to + (end - start) <= ENCODED {
+                copy_up(&mut self.out, start, end, to);
+                to += end - start;
+            }
+        }
+        if to - self.len == size {
+            self.out.copy_within(self.len..to, from);
+        }
+    }
+
+    /// [`order`](Self::order) in place: an insertion sort that rotates each member's
+    /// encoding into its place.
+    fn rotate_in_order(&mut self, first: usize) {
         for i in first + 1..self.open {
             let Some(&moving) = self.members.get(i) else {
                 return;
@@ -281,16 +333,16 @@ impl<'a> Pass<'a, '_> {
     fn array(&mut self, i: usize, depth: u16) -> Result<usize, Stop> {
         let text = self.text;
         self.byte(b'[')?;
-        let mut j = skip_ws(text, i + 1);
+        let mut j = ws(text, i + 1);
         if text.get(j) == Some(&b']') {
             self.byte(b']')?;
             return Ok(j + 1);
         }
         loop {
             let end = self.inner_value(j, depth)?;
-            j = skip_ws(text, end);
+            j = ws(text, end);
             match text.get(j) {
-                Some(b',') => j = skip_ws(text, j + 1),
+                Some(b',') => j = ws(text, j + 1),
                 Some(b']') => {
                     self.byte(b']')?;
                     return Ok(j + 1);
@@ -310,12 +362,8 @@ impl<'a> Pass<'a, '_> {
             .map(|value| at + value.len())
     }
 
-    fn key(&self, (start, end): (u16, u16)) -> JsonStr<'a> {
-        JsonStr::from_validated(
-            self.text
-                .get(usize::from(start)..usize::from(end))
-                .unwrap_or_default(),
-        )
+    fn key(&self, span: (u16, u16)) -> JsonStr<'a> {
+        key_in(self.text, span)
     }
 
     #[inline(always)]
@@ -402,6 +450,51 @@ impl<'a> Pass<'a, '_> {
     }
 }
 
+/// Copies `out[start..end]` to `to`, at or past the end of the encoding. Most members'
+/// encodings are short: copied as a fixed 16 bytes when the buffer has them, the bytes
+/// past the copy being free, rather than by a call to copy.
+#[inline(always)]
+fn copy_up(out: &mut [u8; ENCODED], start: usize, end: usize, to: usize) {
+    if end - start <= 16 {
+        if let Some(&chunk) = out.get(start..).and_then(|s| s.first_chunk::<16>()) {
+            if let Some(into) = out.get_mut(to..).and_then(|s| s.first_chunk_mut()) {
+                *into = chunk;
+                return;
+            }
+        }
+    }
+    out.copy_within(start..end, to);
+}
+
+/// Index of the first non-whitespace byte at or after `i`: one comparison in compact text,
+/// where every byte looked at is above the space.
+#[inline(always)]
+fn ws(text: &[u8], i: usize) -> usize {
+    match text.get(i) {
+        Some(&byte) if byte > b' ' => i,
+        _ => skip_ws(text, i),
+    }
+}
+
+/// Whether the key `raw` (holding a backslash only if `escaped`) is one of `excluded`:
+/// without escapes it is its own decoded text, compared as bytes.
+#[inline(never)]
+fn is_excluded(raw: &[u8], escaped: bool, excluded: &[&str]) -> bool {
+    if escaped {
+        let key = JsonStr::from_validated(raw);
+        return excluded.iter().any(|name| key.eq_str(name));
+    }
+    excluded.iter().any(|name| raw == name.as_bytes())
+}
+
+/// The key of a member whose key spans `text[start..end]`.
+fn key_in(text: &[u8], (start, end): (u16, u16)) -> JsonStr<'_> {
+    JsonStr::from_validated(
+        text.get(usize::from(start)..usize::from(end))
+            .unwrap_or_default(),
+    )
+}
+
 fn enter(depth: u16) -> Result<u16, Stop> {
     let depth = depth + 1;
     if depth > CANONICAL_MAX_DEPTH {
@@ -469,6 +562,8 @@ mod tests {
             r#"{"b":[1,{"z":null,"y":[true,false]}],"a":{},"\u0061b":"x\ny","é":1.0,"ab\u0000":-0}"#,
             r#"[{"b":1,"a":2},[{"d":{"f":1,"e":2},"c":3}],"\u00e9\ud83d\ude00"]"#,
             r#"  {  "b" : 1 ,  "a" : [ 1 , 2 ]  }  "#,
+            // Excluded names written with escapes are excluded all the same.
+            r#"{"b":1,"_m\u0065ta":{},"request\u0053tate":"s","a":2}"#,
             "1e5",
             r#""plain""#,
             "[]",

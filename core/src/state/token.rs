@@ -103,9 +103,14 @@ pub(crate) fn decimal(n: u64, buf: &mut [u8; 20]) -> &[u8] {
         put(i, n % 100, 2);
         n /= 100;
     }
-    let len = if n >= 10 { 2 } else { 1 };
-    i -= len;
-    put(i, n, len);
+    // Each length spelled out: a copy of a constant length is a move, not a call.
+    if n >= 10 {
+        i -= 2;
+        put(i, n, 2);
+    } else {
+        i -= 1;
+        put(i, n, 1);
+    }
     buf.get(i..).unwrap_or_default()
 }
 
