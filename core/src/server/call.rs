@@ -277,10 +277,27 @@ impl<'a> Call<'a> {
         }
     }
 
-    /// A copy of this call whose state opens and seals continue from `prefix` (this
-    /// request's binding, absorbed once by the core's driver for the round).
+    /// This call, or, for a retry, a copy of it in `copy` whose state opens and seals
+    /// continue from `prefix` (this request's binding, absorbed once by the core's driver
+    /// for the round). Only a retry pays the copy of the call.
     #[cfg(feature = "retry-prefix")]
-    pub(crate) fn with_prefix<'l>(&self, prefix: Option<&'l BindingPrefix>) -> Call<'l>
+    pub(crate) fn prefixed<'l>(
+        &'l self,
+        prefix: Option<&'l BindingPrefix>,
+        copy: &'l mut Option<Call<'l>>,
+    ) -> &'l Call<'l>
+    where
+        'a: 'l,
+    {
+        match prefix {
+            None => self,
+            Some(prefix) => copy.insert(self.with_prefix(prefix)),
+        }
+    }
+
+    /// A copy of this call carrying `prefix`.
+    #[cfg(feature = "retry-prefix")]
+    fn with_prefix<'l>(&self, prefix: &'l BindingPrefix) -> Call<'l>
     where
         'a: 'l,
     {
@@ -298,7 +315,7 @@ impl<'a> Call<'a> {
             Call::Prompt(c) => &mut c.ctx,
             Call::Complete(c) => &mut c.ctx,
         };
-        ctx.prefix = prefix;
+        ctx.prefix = Some(prefix);
         call
     }
 

@@ -96,9 +96,9 @@ impl<A: Registry> Server<'_, A> {
     ) -> Option<Result<usize, BufferTooSmall>> {
         // A retry's binding, absorbed once for its open and its seal.
         #[cfg(feature = "retry-prefix")]
-        let prefix = call.context().retry_prefix();
+        let (prefix, mut prefixed) = (call.context().retry_prefix(), None);
         #[cfg(feature = "retry-prefix")]
-        let call = &call.with_prefix(prefix.as_ref());
+        let call = call.prefixed(prefix.as_ref(), &mut prefixed);
         let outcome = runner.run(call, out).await?;
         Some(call.finish_in_place(outcome).len(out))
     }
@@ -119,9 +119,9 @@ impl<A: Handler> Server<'_, A> {
         let call = call_or_return!(accepted, core::convert::identity);
         // A retry's binding, absorbed once for its open and its seal.
         #[cfg(feature = "retry-prefix")]
-        let prefix = call.context().retry_prefix();
+        let (prefix, mut prefixed) = (call.context().retry_prefix(), None);
         #[cfg(feature = "retry-prefix")]
-        let call = &call.with_prefix(prefix.as_ref());
+        let call = call.prefixed(prefix.as_ref(), &mut prefixed);
         // The driver's `complete` with its one await resolved here: a synchronous handler is
         // done when it returns. Not through the future, whose frame and copy of the outcome
         // would stay on the device's stack while the handler runs.
