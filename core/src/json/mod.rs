@@ -10,6 +10,7 @@ mod scan;
 mod skip;
 mod string;
 mod value;
+mod within;
 mod write;
 
 pub use canonical::*;
@@ -18,6 +19,7 @@ pub(crate) use scan::{Key, Unseen, Visitor, parse_visiting, view_accepted};
 pub(crate) use skip::skip_value;
 pub use string::{Chars, JsonStr};
 pub use value::{Array, Items, Kind, Members, Number, Object, Value};
+pub(crate) use within::range_in;
 pub use write::{ArrayWriter, BufferTooSmall, ObjectWriter, Writer};
 
 #[cfg(test)]

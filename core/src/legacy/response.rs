@@ -3,7 +3,7 @@
 use core::ops::Range;
 
 use super::BridgeId;
-use crate::json::{JsonStr, Limits, Object, Value};
+use crate::json::{JsonStr, Limits, Object, Value, range_in};
 use crate::rpc::{self, Id, Incoming, Response};
 
 /// A well-formed response from the client.
@@ -118,16 +118,18 @@ impl<B: AsRef<[u8]>> ReadAnswer<B> {
         };
         let read = ClientResponse::from_rpc(response).ok()?;
         let outcome = match read.outcome {
-            Outcome::Result(result) => OutcomeAt::Result(span(message, result.as_value().raw())?),
+            Outcome::Result(result) => {
+                OutcomeAt::Result(range_in(message, result.as_value().raw())?)
+            }
             Outcome::Error {
                 code,
                 message: text,
             } => OutcomeAt::Error {
                 code,
-                message: span(message, text.raw())?,
+                message: range_in(message, text.raw())?,
             },
         };
-        let id_at = span(message, id_text.raw())?;
+        let id_at = range_in(message, id_text.raw())?;
         let bytes = copy(message);
         (bytes.as_ref().len() == message.len()).then_some(ReadAnswer {
             bytes,
@@ -162,13 +164,6 @@ impl<B: AsRef<[u8]>> ReadAnswer<B> {
         };
         Some(ClientResponse { id, outcome })
     }
-}
-
-/// Where `part` (a slice of `whole`) lies in `whole`.
-fn span(whole: &[u8], part: &[u8]) -> Option<Range<usize>> {
-    let start = (part.as_ptr() as usize).checked_sub(whole.as_ptr() as usize)?;
-    let end = start.checked_add(part.len())?;
-    (end <= whole.len()).then_some(start..end)
 }
 
 /// A client's answer as a transport hands it to [`drive`](super::drive).

@@ -1,14 +1,12 @@
 //! Finding things inside a value while knowing how many bytes that took, so that the
 //! validator's budget reflects the real work of rescanning lazily viewed JSON.
 
-use crate::json::{JsonStr, Members, Object, Value, skip_value};
+use crate::json::{JsonStr, Members, Object, Value, range_in, skip_value};
 
 /// Byte range of `inner` within `outer`, when `inner` is a slice of it.
 pub(crate) fn span(outer: Value<'_>, inner: Value<'_>) -> Option<(usize, usize)> {
-    let (outer, inner) = (outer.raw(), inner.raw());
-    let start = (inner.as_ptr() as usize).checked_sub(outer.as_ptr() as usize)?;
-    let end = start.checked_add(inner.len())?;
-    (end <= outer.len()).then_some((start, end))
+    let range = range_in(outer.raw(), inner.raw())?;
+    Some((range.start, range.end))
 }
 
 /// The first member of `object` whose key satisfies `wanted`, and how many bytes of the
@@ -146,9 +144,8 @@ impl PropertyTable {
             return Some((None, start + skip_value(rest, 0)?));
         };
         let offset = |part: &[u8]| {
-            let from = (part.as_ptr() as usize).checked_sub(rest.as_ptr() as usize)?;
-            let to = from.checked_add(part.len())?;
-            Some([u16::try_from(from).ok()?, u16::try_from(to).ok()?])
+            let at = range_in(rest, part)?;
+            Some([u16::try_from(at.start).ok()?, u16::try_from(at.end).ok()?])
         };
         let mut table = Some(PropertyTable {
             entries: [[0; 4]; TABLE_CAPACITY],

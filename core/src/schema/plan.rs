@@ -13,7 +13,7 @@
 //! names of `required` not looked at), so a planned validation reaches the same verdict,
 //! message and budget as an unplanned one at less cost.
 
-use crate::json::{Object, Value};
+use crate::json::{Object, Value, range_in};
 
 use super::keywords::{ExclusiveFlags, Keyword, Keywords, typed_word};
 use super::lookup::{PropertyTable, TABLE_WORDS};
@@ -259,13 +259,10 @@ pub(crate) fn value(text: &[u8], word: u32) -> Option<Value<'_>> {
 /// Where `inner` (a slice of `text`) starts in it and its length, packed in a word, if both
 /// fit 16 bits.
 fn offsets(text: &[u8], inner: &[u8]) -> Option<u32> {
-    let start = (inner.as_ptr() as usize).checked_sub(text.as_ptr() as usize)?;
-    if start.checked_add(inner.len())? > text.len() {
-        return None;
-    }
+    let range = range_in(text, inner)?;
     Some(pack(
-        u16::try_from(start).ok()?,
-        u16::try_from(inner.len()).ok()?,
+        u16::try_from(range.start).ok()?,
+        u16::try_from(range.len()).ok()?,
     ))
 }
 

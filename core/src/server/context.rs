@@ -1,7 +1,7 @@
 //! What every call knows about the request it serves.
 
 use super::{Config, Error, INVALID_STATE};
-use crate::json::{JsonStr, Object, Value};
+use crate::json::{JsonStr, Object, Value, range_in};
 use crate::mrtr::{Ask, INVALID_RESPONSE, Response};
 use crate::protocol::{ClientCapabilities, Method, RequestMeta};
 use crate::rpc::Id;
@@ -89,12 +89,10 @@ impl RetryAt {
                 };
             };
             // The field is a slice of the params' text; its offsets, checked to be one.
-            let raw = value.raw();
-            let offset = (raw.as_ptr() as usize).wrapping_sub(text.as_ptr() as usize);
-            let end = offset.wrapping_add(raw.len());
-            let inside = text.get(offset..end) == Some(raw);
-            match (u16::try_from(offset), u16::try_from(end)) {
-                (Ok(start), Ok(end)) if inside && start != ABSENT && end != FAR => {
+            let range = range_in(text, value.raw());
+            let offsets = range.map(|r| (u16::try_from(r.start), u16::try_from(r.end)));
+            match offsets {
+                Some((Ok(start), Ok(end))) if start != ABSENT && end != FAR => {
                     FieldAt { start, end }
                 }
                 _ => FieldAt {

@@ -2,7 +2,7 @@
 //! subscription that outlives its round keep offsets, small and `'static`, and be borrowed
 //! again from a copy of those bytes without accepting the message again.
 
-use crate::json::{JsonStr, Limits, Value, view_accepted};
+use crate::json::{JsonStr, Limits, Value, range_in, view_accepted};
 use crate::rpc::Id;
 
 /// A byte range of a message.
@@ -15,9 +15,11 @@ pub(crate) struct Span {
 impl Span {
     /// Where `part` lies in `input`, when it lies there.
     pub(crate) fn of(input: &[u8], part: &[u8]) -> Option<Span> {
-        let start = (part.as_ptr() as usize).checked_sub(input.as_ptr() as usize)?;
-        let end = start.checked_add(part.len())?;
-        (end <= input.len()).then_some(Span { start, end })
+        let range = range_in(input, part)?;
+        Some(Span {
+            start: range.start,
+            end: range.end,
+        })
     }
 
     /// The bytes at this span of `input`.

@@ -30,7 +30,7 @@ mod property;
 
 use super::super::BuildError;
 use super::util::{only_keys, opt_str};
-use crate::json::{JsonStr, Object, Value};
+use crate::json::{JsonStr, Object, Value, range_in};
 use property::Property;
 
 /// Checks that `schema` is a form `requestedSchema` of the restricted flat subset, naming the
@@ -204,14 +204,9 @@ impl FormShape {
                 required |= 1u32.checked_shl(i as u32)?;
             }
         }
-        let text = schema.raw();
-        let start = (properties.raw().as_ptr() as usize).wrapping_sub(text.as_ptr() as usize);
-        let end = start.checked_add(properties.raw().len())?;
-        if text.get(start..end) != Some(properties.raw()) {
-            return None;
-        }
+        let at = range_in(schema.raw(), properties.raw())?;
         Some(FormShape {
-            properties: (u16::try_from(start).ok()?, u16::try_from(end).ok()?),
+            properties: (u16::try_from(at.start).ok()?, u16::try_from(at.end).ok()?),
             required,
         })
     }

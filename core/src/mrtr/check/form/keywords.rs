@@ -2,7 +2,7 @@
 //! the object: reading a property looks up several keywords and checks that no others are
 //! present, and each of those was a walk of its own on every answer checked.
 
-use crate::json::{JsonStr, Object, Value};
+use crate::json::{JsonStr, Object, Value, range_in};
 
 /// The keywords a property schema or a multi select's `items` may use.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -169,12 +169,11 @@ fn keyword_index(key: JsonStr<'_>) -> Option<usize> {
 /// Where `part`, a slice of `text`, lies in it (`None` for a slice of other text, which the
 /// member walk never gives, or offsets past 32 bits).
 fn span_in(text: &[u8], part: &[u8]) -> Option<(u32, u32)> {
-    let start = (part.as_ptr() as usize).wrapping_sub(text.as_ptr() as usize);
-    let end = start.checked_add(part.len())?;
-    if text.get(start..end) != Some(part) {
-        return None;
-    }
-    Some((u32::try_from(start).ok()?, u32::try_from(part.len()).ok()?))
+    let range = range_in(text, part)?;
+    Some((
+        u32::try_from(range.start).ok()?,
+        u32::try_from(range.len()).ok()?,
+    ))
 }
 
 #[cfg(test)]
