@@ -26,7 +26,7 @@
 //!      write the request again (2), once.
 //!
 //! The number of requests per operation is bounded by [`ClientConfig::max_rounds`]
-//! ([`ClientError::ExhaustedRounds`]). [`run`] does all of it over a blocking
+//! ([`ClientError::ExhaustedRounds`]). [`run`](fn@run) does all of it over a blocking
 //! [`Transport`] with a synchronous handler. Over Streamable HTTP, [`tools`] decides which
 //! listed tools can be called, keeps their schemas for the headers, and bounds the retry of
 //! a call the server refused with -32020.

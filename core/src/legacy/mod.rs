@@ -22,12 +22,12 @@
 //!    `initialize` and unknown methods itself, notes `notifications/initialized`, and hands
 //!    back cancellations, subscriptions, client answers ([`Step::Answer`]) and the requests
 //!    the modern handler path serves ([`Step::Modern`]).
-//! 4. **Modern requests:** [`drive`] owns the rest of the request's round, through the
+//! 4. **Modern requests:** [`drive`](fn@drive) owns the rest of the request's round, through the
 //!    [`Link`] and [`Scratch`] the transport gives it (keep a [`RequestHandle`] to run it
 //!    later from the bytes read once): [`lift_request`] writes the 2026-07-28 request (the
 //!    session's envelope in `_meta`), the link runs it, [`settle`] lowers a final result to
 //!    the 2025 shape, and `input_required` is bridged.
-//! 5. **Bridge** (inside [`drive`]): [`Leg::open`] (capability admission, bounded rounds),
+//! 5. **Bridge** (inside [`drive`](fn@drive)): [`Leg::open`] (capability admission, bounded rounds),
 //!    send each [`Leg::write_request`] to the client (stdio: on the connection; HTTP: in the
 //!    POST's SSE response), take each answer the link routes by [`BridgeId`] into
 //!    [`Leg::accept`] (read once where it arrived: [`ReadAnswer`]) (the link times each wait; [`write_cancelled`] for what is left when
@@ -72,7 +72,7 @@
 //! ```
 //!
 //! `snodo_std::legacy` gives these pieces sessions, waits and timers on stdio and Streamable
-//! HTTP (and both sides of the serial bridge), all through [`drive`]; `docs/legacy-era.md`
+//! HTTP (and both sides of the serial bridge), all through [`drive`](fn@drive); `docs/legacy-era.md`
 //! tells how.
 
 pub mod bridge;

@@ -166,13 +166,13 @@ impl<B: AsRef<[u8]>> ReadAnswer<B> {
     }
 }
 
-/// A client's answer as a transport hands it to [`drive`](super::drive).
+/// A client's answer as a transport hands it to [`drive`](fn@super::drive).
 pub trait ClientAnswer {
     /// The response, or why it cannot be used.
     fn response(&self, limits: &Limits) -> Result<ClientResponse<'_>, MalformedResponse>;
 }
 
-/// Bytes [`drive`](super::drive) reads itself ([`parse_response`]).
+/// Bytes [`drive`](fn@super::drive) reads itself ([`parse_response`]).
 impl ClientAnswer for &[u8] {
     fn response(&self, limits: &Limits) -> Result<ClientResponse<'_>, MalformedResponse> {
         parse_response(self, limits)

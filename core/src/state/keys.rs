@@ -65,7 +65,7 @@ pub(crate) use sealed::KeysView;
 mod sealed {
     use super::{KeyRing, Keys, Secret};
 
-    /// A borrowed [`Keys`](super::Keys).
+    /// A borrowed [`Keys`].
     #[derive(Clone, Copy, Debug)]
     pub enum KeysView<'k> {
         Secret(&'k Secret),

@@ -1,8 +1,8 @@
 //! Sealed request state: HMAC-SHA256 tokens bound to the request they continue.
 //!
 //! A handler that returns `input_required` and needs partial answers on the retry puts them
-//! in a token with [`seal`]; the client echoes the token as `requestState`, and the handler
-//! gets the data back with [`open`]. The server keeps nothing between rounds.
+//! in a token with [`seal`](fn@seal); the client echoes the token as `requestState`, and the handler
+//! gets the data back with [`open`](fn@open). The server keeps nothing between rounds.
 //!
 //! ```
 //! use snodo_core::json::{Limits, parse};

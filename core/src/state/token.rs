@@ -4,7 +4,7 @@ use super::key_id::{KeyId, is_key_id_byte};
 use super::mac::MAC_LEN;
 use crate::json::Limits;
 
-/// The version prefix of the tokens [`seal`](super::seal) writes. [`open`](super::open) also
+/// The version prefix of the tokens [`seal`](fn@super::seal) writes. [`open`](fn@super::open) also
 /// reads tokens of the previous version, `s1.`.
 pub const TOKEN_PREFIX: &str = "s2.";
 
@@ -20,7 +20,7 @@ pub(crate) enum Version {
     V2,
 }
 
-/// Largest state data accepted by [`seal`](super::seal), in bytes of JSON text.
+/// Largest state data accepted by [`seal`](fn@super::seal), in bytes of JSON text.
 pub const MAX_DATA_LEN: usize = 2048;
 
 /// Bounds the data is parsed with at sealing (its size bound is [`MAX_DATA_LEN`]).
@@ -33,7 +33,7 @@ pub const DATA_LIMITS: Limits = Limits {
 /// Longest payload: the data and its fixed JSON wrapper with two 20-digit times.
 pub const MAX_PAYLOAD_LEN: usize = open_scratch_len(MAX_DATA_LEN);
 
-/// Size of a scratch buffer [`open`](super::open) can decode any token's payload into.
+/// Size of a scratch buffer [`open`](fn@super::open) can decode any token's payload into.
 pub const OPEN_SCRATCH_LEN: usize = open_scratch_len(MAX_DATA_LEN);
 
 /// Size of a scratch buffer that opens every token whose data is at most `max_data_len`
@@ -47,7 +47,7 @@ pub const fn open_scratch_len(max_data_len: usize) -> usize {
     max_data_len + PAYLOAD_WRAPPER_LEN + 2 * 20
 }
 
-/// Longest token [`seal`](super::seal) writes and [`open`](super::open) reads: 2895 bytes
+/// Longest token [`seal`](fn@super::seal) writes and [`open`](fn@super::open) reads: 2895 bytes
 /// (with a 32-character key id and 2048 bytes of data). Anything longer does not open.
 pub const MAX_TOKEN_LEN: usize = token_len(KeyId::MAX_LEN, MAX_PAYLOAD_LEN);
 
