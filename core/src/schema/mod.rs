@@ -1,6 +1,6 @@
 //! Validation of tool arguments (and structured output) against a JSON Schema, without a heap.
 //!
-//! [`validate`] applies a schema — a tool's `inputSchema`, say — to a value. Both are
+//! [`validate`](fn@validate) applies a schema — a tool's `inputSchema`, say — to a value. Both are
 //! [`Value`] views of already-scanned JSON, and both may come from untrusted places: nothing
 //! here panics, recursion is bounded by [`Options::max_depth`], and total work by
 //! [`Options::max_steps`], so even a schema whose `$ref`s form a cycle terminates (with
@@ -118,7 +118,7 @@ pub fn validate_with<'a>(
     Validator::new(schema, instance, options).node(None, schema, instance, 0)
 }
 
-/// [`validate`] with what was read before: the keywords `plan` read from `schema` (see
+/// [`validate`](fn@validate) with what was read before: the keywords `plan` read from `schema` (see
 /// [`Plan`]), and the members of `instance` (or of an object in it) noted while it was
 /// scanned (see [`NotedMembers`]). The same outcome, without reading either again.
 pub(crate) fn validate_prepared<'a>(

@@ -4,7 +4,7 @@
 //! `properties` object is passed over member by member on every call).
 //!
 //! A plan holds offsets into the schema text, never references, so it can be kept between
-//! rounds (a server keeps one per tool, see [`validate_planned`](super::validate_planned));
+//! rounds (a server keeps one per tool, see [`validate_prepared`](super::validate_prepared));
 //! it is only ever applied to the text it was made from, which the holder guarantees, and
 //! every offset is bounds-checked when used. Keywords whose values are small (`type`, the
 //! counts, `uniqueItems`) are kept as their values already read, the others as where their

@@ -264,7 +264,7 @@ impl<'a> Violation<'a> {
         self.at
     }
 
-    /// Where the offending value sits: in the instance for [`super::validate`], in the schema
+    /// Where the offending value sits: in the instance for [`validate`](fn@super::validate), in the schema
     /// for [`super::check_schema`].
     pub fn path(&self) -> Path<'a> {
         let then = match self.reason {

@@ -1,8 +1,8 @@
-//! A memo of tools' compiled input schemas ([`Plan`]s), so that a `tools/call` does not read
+//! A memo of tools' compiled input schemas ([`Plan`](crate::schema::Plan)s), so that a `tools/call` does not read
 //! its tool's schema keywords again on every round (feature `schema-plans`).
 //!
 //! Like [`Verified`](super::verified), it holds no request data and names a schema by
-//! addresses: of the memo itself (which moves with the server), of the [`Tool`], and of the
+//! addresses: of the memo itself (which moves with the server), of the [`Tool`](super::Tool), and of the
 //! schema text and its length. A plan is only handed out for the same four, so it is only
 //! ever applied to the text it was compiled from. Each slot is a sequence lock over atomics:
 //! a writer makes the count odd, writes, makes it even again; a reader that sees the count
