@@ -17,6 +17,8 @@ cargo clippy --workspace --all-targets --locked -- -D warnings
 
 step "docs build with every intra-doc link resolved"
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked
+# The core's private items too: its module docs are how a reader finds their way around.
+RUSTDOCFLAGS="-D warnings" cargo doc -p snodo-core --no-deps --locked --document-private-items
 
 step "core builds without std, without features and with defmt"
 cargo build -p snodo-core --locked --no-default-features
