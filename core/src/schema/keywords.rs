@@ -31,13 +31,9 @@ pub(crate) struct Keywords<'a> {
     pub(crate) min_items: Option<u64>,
     pub(crate) max_items: Option<u64>,
     pub(crate) unique_items: bool,
-    pub(crate) min_properties: Option<u64>,
-    pub(crate) max_properties: Option<u64>,
-    pub(crate) required: Option<Array<'a>>,
-    pub(crate) properties: Option<Object<'a>>,
-    /// Where the members of `properties` are, when there are few enough.
-    pub(crate) property_table: Option<PropertyTable>,
-    pub(crate) additional_properties: Option<Value<'a>>,
+    /// What applies to objects, kept together so that a planned object schema can be
+    /// applied from these alone (see `Validator::object_planned`).
+    pub(crate) object: ObjectKeywords<'a>,
     /// A schema for every item, or (draft 4 to 2019-09) an array of positional schemas.
     pub(crate) items: Option<Value<'a>>,
     pub(crate) prefix_items: Option<Array<'a>>,
@@ -48,6 +44,18 @@ pub(crate) struct Keywords<'a> {
     pub(crate) reference: Option<JsonStr<'a>>,
     /// `$defs` and `definitions`: only walked by `check_schema`.
     pub(crate) defs: [Option<Object<'a>>; 2],
+}
+
+/// The keywords of a schema object that apply to objects.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct ObjectKeywords<'a> {
+    pub(crate) min_properties: Option<u64>,
+    pub(crate) max_properties: Option<u64>,
+    pub(crate) required: Option<Array<'a>>,
+    pub(crate) properties: Option<Object<'a>>,
+    /// Where the members of `properties` are, when there are few enough.
+    pub(crate) property_table: Option<PropertyTable>,
+    pub(crate) additional_properties: Option<Value<'a>>,
 }
 
 /// Longest keyword name recognised (`additionalProperties`), rounded up.
@@ -226,7 +234,7 @@ impl<'a> Keywords<'a> {
             };
             self.set(keyword, value, &mut flags)?;
             if keyword == Keyword::Properties {
-                self.property_table = table;
+                self.object.property_table = table;
             }
             note(keyword, value);
         }
@@ -272,10 +280,10 @@ impl<'a> Keywords<'a> {
             Keyword::MinItems => k.min_items = Some(count(value).ok_or("minItems")?),
             Keyword::MaxItems => k.max_items = Some(count(value).ok_or("maxItems")?),
             Keyword::MinProperties => {
-                k.min_properties = Some(count(value).ok_or("minProperties")?);
+                k.object.min_properties = Some(count(value).ok_or("minProperties")?);
             }
             Keyword::MaxProperties => {
-                k.max_properties = Some(count(value).ok_or("maxProperties")?);
+                k.object.max_properties = Some(count(value).ok_or("maxProperties")?);
             }
             Keyword::UniqueItems => k.unique_items = value.as_bool().ok_or("uniqueItems")?,
             Keyword::Required => {
@@ -283,11 +291,14 @@ impl<'a> Keywords<'a> {
                 if !names.iter().all(|n| n.kind() == Kind::String) {
                     return Err("required");
                 }
-                k.required = Some(names);
+                k.object.required = Some(names);
             }
-            Keyword::Properties => k.properties = Some(value.as_object().ok_or("properties")?),
+            Keyword::Properties => {
+                k.object.properties = Some(value.as_object().ok_or("properties")?)
+            }
             Keyword::AdditionalProperties => {
-                k.additional_properties = Some(schema_value(value).ok_or("additionalProperties")?);
+                k.object.additional_properties =
+                    Some(schema_value(value).ok_or("additionalProperties")?);
             }
             Keyword::Items => {
                 if schema_value(value).is_none() && value.kind() != Kind::Array {
@@ -347,7 +358,7 @@ impl<'a> Keywords<'a> {
                 let Some(names) = value.as_array() else {
                     return false;
                 };
-                k.required = Some(names);
+                k.object.required = Some(names);
             }
             _ => return k.set(keyword, value, flags).is_ok(),
         }
@@ -369,8 +380,8 @@ impl<'a> Keywords<'a> {
             Keyword::MaxLength => k.max_length = count,
             Keyword::MinItems => k.min_items = count,
             Keyword::MaxItems => k.max_items = count,
-            Keyword::MinProperties => k.min_properties = count,
-            Keyword::MaxProperties => k.max_properties = count,
+            Keyword::MinProperties => k.object.min_properties = count,
+            Keyword::MaxProperties => k.object.max_properties = count,
             _ => return false,
         }
         true

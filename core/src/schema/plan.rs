@@ -63,11 +63,12 @@ impl Plan {
         if !plan.add(text, schema.as_object()?, &mut k) {
             return None;
         }
-        if let (Some(table), Some(slot)) = (k.property_table, plan.words.get_mut(TABLE_AT..)) {
+        if let (Some(table), Some(slot)) = (k.object.property_table, plan.words.get_mut(TABLE_AT..))
+        {
             slot.copy_from_slice(&table.to_words());
             plan.set(HAS_TABLE, 1);
         }
-        for (_, sub) in k.properties.into_iter().flatten() {
+        for (_, sub) in k.object.properties.into_iter().flatten() {
             if usize::from(plan.counts().1) == OBJECTS {
                 break;
             }
@@ -219,11 +220,19 @@ impl Plan {
             }
         }
         k.finish(flags);
-        if index == 0 && k.properties.is_some() && self.get(HAS_TABLE) != 0 {
-            let table = self.words.get(TABLE_AT..).and_then(|w| w.try_into().ok());
-            k.property_table = table.and_then(PropertyTable::from_words);
+        if index == 0 && k.object.properties.is_some() {
+            k.object.property_table = self.property_table();
         }
         true
+    }
+
+    /// The table of the root's `properties` (the plan's object 0), when it was kept.
+    pub(crate) fn property_table(&self) -> Option<PropertyTable> {
+        if self.get(HAS_TABLE) == 0 {
+            return None;
+        }
+        let table = self.words.get(TABLE_AT..).and_then(|w| w.try_into().ok());
+        table.and_then(PropertyTable::from_words)
     }
 }
 

@@ -1194,7 +1194,11 @@ fn a_plan_covers_the_root_and_its_property_schemas() {
     let properties = schema.get("properties").unwrap();
     let mut k = keywords::Keywords::default();
     assert!(plan.keywords(schema.raw(), schema.raw(), &mut k));
-    assert!(k.properties.is_some() && k.required.is_some() && k.property_table.is_some());
+    assert!(
+        k.object.properties.is_some()
+            && k.object.required.is_some()
+            && k.object.property_table.is_some()
+    );
     for name in ["query", "limit", "records"] {
         let sub = properties.get(name).unwrap();
         k = keywords::Keywords::default();
@@ -1239,7 +1243,10 @@ fn keywords_a_plan_keeps_as_values_validate_as_read() {
     let mut k = keywords::Keywords::default();
     assert!(plan.keywords(j(schema).raw(), j(schema).raw(), &mut k));
     assert_eq!(k.types, Some(TypeSet::OBJECT.union(TypeSet::NULL)));
-    assert_eq!((k.min_properties, k.max_properties), (Some(1), Some(3)));
+    assert_eq!(
+        (k.object.min_properties, k.object.max_properties),
+        (Some(1), Some(3))
+    );
     let instances = [
         "null",
         "{}",
@@ -1298,5 +1305,45 @@ fn schemas_a_plan_cannot_hold_are_validated_unplanned() {
     let wide = format!(r#"{{"properties":{{{}}}}}"#, many.join(","));
     for instance in [r#"{"p3":3,"p39":39}"#, r#"{"p39":38}"#, r#"{"p2":1}"#] {
         let _ = checked(&wide, instance);
+    }
+}
+
+#[test]
+fn planned_objects_spend_the_budget_as_read_ones() {
+    // A planned object schema is applied from the plan's words, not from keywords read
+    // again: the verdict and what is left of the budget must be the same either way, or a
+    // budget limit would refuse a call with a plan that passes without one.
+    let with_counts = r#"{"type":"object","minProperties":1,"maxProperties":3,"required":["query"],"properties":{"query":{"type":"string"},"n":{"type":"integer"}},"additionalProperties":{"type":"string"}}"#;
+    let cases = [
+        (
+            INGEST,
+            r#"{"query":"lab","limit":25,"note":"padding padding padding padding padding padding padding padding"}"#,
+        ),
+        (INGEST, r#"{"limit":25}"#),
+        (INGEST, r#"{"query":"lab","records":[{"id":1},{"id":2}]}"#),
+        (INGEST, r#"[1,2]"#),
+        (with_counts, r#"{"query":"a","n":1,"x":"y"}"#),
+        (with_counts, r#"{"query":"a","x":7}"#),
+        (with_counts, r#"{}"#),
+        (with_counts, r#"{"query":"a","n":1,"x":"y","z":"w"}"#),
+    ];
+    for (schema, instance) in cases {
+        let plan = Plan::compile(j(schema)).expect("a plan");
+        let options = Options::DEFAULT;
+        let mut read = validate::Validator::new(j(schema), j(instance), &options);
+        let read_outcome = format!("{:?}", read.node(None, j(schema), j(instance), 0));
+        let mut planned =
+            validate::Validator::new(j(schema), j(instance), &options).with_plan(Some(&plan));
+        let planned_outcome = format!("{:?}", planned.node(None, j(schema), j(instance), 0));
+        assert_eq!(planned_outcome, read_outcome, "{schema} on {instance}");
+        assert_eq!(
+            planned.steps_left(),
+            read.steps_left(),
+            "{schema} on {instance}"
+        );
+        assert!(
+            read.steps_left() < options.max_steps,
+            "{instance} spent nothing"
+        );
     }
 }

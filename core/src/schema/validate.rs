@@ -7,7 +7,7 @@ use crate::json::{Array, Items, JsonStr, Kind, Number, Value};
 
 use super::Options;
 use super::decimal::{Decimal, compare_literals, small_integer};
-use super::keywords::{Bound, Keyword, Keywords, schema_value};
+use super::keywords::{Bound, Keyword, Keywords, ObjectKeywords, schema_value};
 use super::lookup::{Declarations, MemberCursor, MemberWalk, find_noted};
 use super::noted::NotedMembers;
 use super::plan::{self, Plan};
@@ -110,6 +110,12 @@ impl<'a, 'p> Validator<'a, 'p> {
         Validator { noted, ..self }
     }
 
+    /// What is left of the budget (a test compares planned and unplanned runs by it).
+    #[cfg(test)]
+    pub(crate) fn steps_left(&self) -> u32 {
+        self.steps_left
+    }
+
     fn fail(&self, reason: Reason<'a>, at: Value<'a>) -> Violation<'a> {
         Violation::new(reason, self.report_root, at)
     }
@@ -176,8 +182,13 @@ impl<'a, 'p> Validator<'a, 'p> {
             return self.apply(recent, &k, inst, depth);
         }
         // Without the feature no server keeps plans: firmware links no replay code.
-        if cfg!(any(feature = "schema-plans", test)) && self.passes_planned(raw, inst) {
-            return Ok(());
+        if cfg!(any(feature = "schema-plans", test)) {
+            if self.passes_planned(raw, inst) {
+                return Ok(());
+            }
+            if let Some(outcome) = self.object_planned(recent, raw, inst, depth) {
+                return outcome;
+            }
         }
         let mut k = Keywords::default();
         let planned = cfg!(any(feature = "schema-plans", test))
@@ -293,6 +304,71 @@ impl<'a, 'p> Validator<'a, 'p> {
         true
     }
 
+    /// Applies the schema object `object` to the object `inst` from the words the plan holds
+    /// for it, without filling [`Keywords`]: a tool's root schema (`type`, `properties`,
+    /// `required`), applied on every call. `None`, having spent nothing, when the plan does
+    /// not cover `object`, `inst` is not an object, or a keyword says more than `type` and
+    /// what [`Validator::object`] checks; the keywords are then read and applied.
+    fn object_planned(
+        &mut self,
+        recent: Option<&Recent<'a>>,
+        object: &'a [u8],
+        inst: Value<'a>,
+        depth: u16,
+    ) -> Option<Outcome<'a>> {
+        let plan = self.plan?;
+        if inst.kind() != Kind::Object {
+            return None;
+        }
+        let text = self.schema_root.raw();
+        let (index, entries) = plan.entries(text, object)?;
+        let mut types = None;
+        let mut k = ObjectKeywords::default();
+        for (keyword, word) in entries {
+            match keyword? {
+                Keyword::Type => {
+                    types = Some(u8::try_from(word).ok().and_then(TypeSet::from_bits)?)
+                }
+                Keyword::MinProperties => k.min_properties = Some(u64::from(word)),
+                Keyword::MaxProperties => k.max_properties = Some(u64::from(word)),
+                Keyword::Required => k.required = Some(plan::value(text, word)?.as_array()?),
+                Keyword::Properties => k.properties = Some(plan::value(text, word)?.as_object()?),
+                Keyword::AdditionalProperties => {
+                    k.additional_properties = Some(plan::value(text, word)?);
+                }
+                // What applies only to numbers, strings and arrays says nothing about an object.
+                Keyword::Minimum
+                | Keyword::Maximum
+                | Keyword::ExclusiveMinimum
+                | Keyword::ExclusiveMaximum
+                | Keyword::MinLength
+                | Keyword::MaxLength
+                | Keyword::MinItems
+                | Keyword::MaxItems
+                | Keyword::UniqueItems
+                | Keyword::Items
+                | Keyword::PrefixItems
+                | Keyword::Defs
+                | Keyword::Definitions => {}
+                Keyword::Enum
+                | Keyword::Const
+                | Keyword::AllOf
+                | Keyword::AnyOf
+                | Keyword::OneOf
+                | Keyword::Not
+                | Keyword::Ref => return None,
+            }
+        }
+        if index == 0 && k.properties.is_some() {
+            k.property_table = plan.property_table();
+        }
+        // In the order `apply` checks them: the type, then what `object` checks.
+        if let Some(expected) = types.filter(|types| !types.accepts(inst)) {
+            return Some(Err(self.fail(Reason::Type { expected }, inst)));
+        }
+        Some(self.object(recent, &k, inst, depth.saturating_add(1)))
+    }
+
     /// Applies the keywords of a schema object to `inst`.
     fn apply(
         &mut self,
@@ -330,7 +406,7 @@ impl<'a, 'p> Validator<'a, 'p> {
             Kind::Number => self.number(k, inst)?,
             Kind::String => self.string(k, inst)?,
             Kind::Array => self.array(recent, k, inst, next)?,
-            Kind::Object => self.object(recent, k, inst, next)?,
+            Kind::Object => self.object(recent, &k.object, inst, next)?,
             Kind::Null | Kind::Bool => {}
         }
         if let Some(reference) = k.reference {
@@ -540,7 +616,7 @@ impl<'a, 'p> Validator<'a, 'p> {
     fn object(
         &mut self,
         recent: Option<&Recent<'a>>,
-        k: &Keywords<'a>,
+        k: &ObjectKeywords<'a>,
         inst: Value<'a>,
         next: u16,
     ) -> Outcome<'a> {
@@ -692,7 +768,7 @@ impl<'a, 'p> Validator<'a, 'p> {
             }
         }
         let single = [
-            k.additional_properties,
+            k.object.additional_properties,
             k.items.filter(|i| i.kind() != Kind::Array),
             k.not,
         ];
@@ -711,7 +787,7 @@ impl<'a, 'p> Validator<'a, 'p> {
                 self.check(sub, next)?;
             }
         }
-        let maps = [k.properties, k.defs[0], k.defs[1]];
+        let maps = [k.object.properties, k.defs[0], k.defs[1]];
         for map in maps.into_iter().flatten() {
             for (_, sub) in map {
                 if schema_value(sub).is_none() {
