@@ -16,7 +16,7 @@ mod write;
 pub use canonical::*;
 pub use scan::{JsonError, Limits, parse};
 pub(crate) use scan::{Key, Unseen, Visitor, parse_visiting, view_accepted};
-pub(crate) use skip::skip_value;
+pub(crate) use skip::{same_bytes, skip_value};
 pub use string::{Chars, JsonStr};
 pub use value::{Array, Items, Kind, Members, Number, Object, Value};
 pub(crate) use within::range_in;

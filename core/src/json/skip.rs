@@ -88,7 +88,7 @@ pub(crate) fn same_bytes(a: &[u8], b: &[u8]) -> bool {
         return false;
     }
     let Some(last) = a.len().checked_sub(8) else {
-        return a.iter().zip(b).all(|(x, y)| x == y);
+        return same_short_bytes(a, b);
     };
     let mut j = 0;
     while j < last {
@@ -99,6 +99,21 @@ pub(crate) fn same_bytes(a: &[u8], b: &[u8]) -> bool {
     }
     // The last eight bytes, overlapping words already compared.
     word_at(a, last) == word_at(b, last)
+}
+
+/// [`same_bytes`] for fewer than eight bytes of equal length: two overlapping four-byte
+/// words from four bytes up, else the first, middle and last bytes (which cover all of
+/// them), without a loop.
+#[inline(always)]
+fn same_short_bytes(a: &[u8], b: &[u8]) -> bool {
+    let quad = |s: &[u8], j: usize| s.get(j..).and_then(|s| s.first_chunk::<4>()).copied();
+    match a.len().checked_sub(4) {
+        Some(last) => quad(a, 0) == quad(b, 0) && quad(a, last) == quad(b, last),
+        None => {
+            let mid = a.len() / 2;
+            a.first() == b.first() && a.get(mid) == b.get(mid) && a.last() == b.last()
+        }
+    }
 }
 
 /// Index of the first backslash at or after `from`, eight bytes at a time.
