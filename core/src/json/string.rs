@@ -64,17 +64,21 @@ fn lead_bytes(raw: &[u8]) -> usize {
     raw.len() - continuations
 }
 
-/// Whether `raw` is ASCII without a backslash, in one pass eight bytes at a time.
+/// Whether `raw` is ASCII without a backslash, in one pass eight bytes at a time; the last
+/// word overlaps the one before it rather than leaving a tail to look at byte by byte.
 fn is_plain_ascii(raw: &[u8]) -> bool {
+    let plain = |word: Option<u64>| word.is_some_and(|w| (w & HIGHS) | bytes_equal(w, b'\\') == 0);
+    let Some(last) = raw.len().checked_sub(8) else {
+        return raw.iter().all(|&b| b.is_ascii() && b != b'\\');
+    };
     let mut j = 0;
-    while let Some(word) = word_at(raw, j) {
-        if (word & HIGHS) | bytes_equal(word, b'\\') != 0 {
+    while j < last {
+        if !plain(word_at(raw, j)) {
             return false;
         }
         j += 8;
     }
-    let tail = raw.get(j..).unwrap_or_default();
-    tail.iter().all(|&b| b.is_ascii() && b != b'\\')
+    plain(word_at(raw, last))
 }
 
 impl<'a> JsonStr<'a> {

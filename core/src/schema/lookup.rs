@@ -121,8 +121,12 @@ impl<'a> MemberCursor<'a> {
 /// Most members a [`PropertyTable`] holds.
 const TABLE_CAPACITY: usize = 10;
 
-/// Words of a [`PropertyTable`] in a plan: two per entry and one for the length.
-pub(crate) const TABLE_WORDS: usize = 2 * TABLE_CAPACITY + 1;
+/// Words of a [`PropertyTable`] in a plan: two per entry, one for the length, two for the
+/// first bytes.
+pub(crate) const TABLE_WORDS: usize = 2 * TABLE_CAPACITY + 3;
+
+/// Where the length is in a table's words; the first bytes follow it.
+const LEN_WORD: usize = 2 * TABLE_CAPACITY;
 
 /// Where the members of a small `properties` object are, found once when the keywords of
 /// its schema are read, so that looking a property up scans nothing (an object's members
@@ -132,6 +136,10 @@ pub(crate) struct PropertyTable {
     /// Key start and end, value start and end, in bytes from the object's opening brace.
     entries: [[u16; 4]; TABLE_CAPACITY],
     len: u8,
+    /// Bit `b % 64` for the first byte `b` of every key, or every bit when a key is empty
+    /// or starts with an escape: a name starting with a byte none has (an argument the
+    /// schema does not declare, say) is known absent without comparing it to each.
+    firsts: u64,
 }
 
 impl PropertyTable {
@@ -150,6 +158,7 @@ impl PropertyTable {
         let mut table = Some(PropertyTable {
             entries: [[0; 4]; TABLE_CAPACITY],
             len: 0,
+            firsts: 0,
         });
         let mut members = object.iter();
         let mut walked = false;
@@ -164,6 +173,7 @@ impl PropertyTable {
                     (Some(entry), Some(slot)) => {
                         *slot = entry;
                         t.len += 1;
+                        t.firsts |= first_byte_bit(key.raw().first().copied());
                     }
                     _ => table = None,
                 }
@@ -186,20 +196,24 @@ impl PropertyTable {
             let [ks, ke, vs, ve] = entry.map(u32::from);
             pair.copy_from_slice(&[ks | ke << 16, vs | ve << 16]);
         }
-        if let Some(last) = words.last_mut() {
-            *last = u32::from(self.len);
+        if let Some([len, low, high]) = words.get_mut(LEN_WORD..).and_then(|w| w.first_chunk_mut())
+        {
+            *len = u32::from(self.len);
+            [*low, *high] = [self.firsts as u32, (self.firsts >> 32) as u32];
         }
         words
     }
 
     /// The table [`PropertyTable::to_words`] wrote (`None` for words it cannot have written).
     pub(crate) fn from_words(words: &[u32; TABLE_WORDS]) -> Option<Self> {
-        let len = u8::try_from(*words.last()?).ok()?;
+        let [len, low, high] = *words.get(LEN_WORD..)?.first_chunk()?;
+        let len = u8::try_from(len).ok()?;
         if usize::from(len) > TABLE_CAPACITY {
             return None;
         }
         let mut entries = [[0u16; 4]; TABLE_CAPACITY];
-        for (entry, pair) in entries.iter_mut().zip(words.chunks_exact(2)) {
+        let held = entries.iter_mut().take(usize::from(len));
+        for (entry, pair) in held.zip(words.chunks_exact(2)) {
             let half = |word: u32, high: bool| (if high { word >> 16 } else { word }) as u16;
             let (key, value) = (pair.first()?, pair.get(1)?);
             *entry = [
@@ -209,7 +223,11 @@ impl PropertyTable {
                 half(*value, true),
             ];
         }
-        Some(PropertyTable { entries, len })
+        Some(PropertyTable {
+            entries,
+            len,
+            firsts: u64::from(low) | u64::from(high) << 32,
+        })
     }
 
     /// The member of `object` (the object this table was made from) named `key`, and the
@@ -220,6 +238,9 @@ impl PropertyTable {
         key: JsonStr<'_>,
     ) -> (Option<Value<'a>>, usize) {
         let raw = object.as_value().raw();
+        if self.firsts & first_byte_bit(key.raw().first().copied()) == 0 {
+            return (None, raw.len());
+        }
         for &[key_start, key_end, value_start, value_end] in self
             .entries
             .get(..usize::from(self.len))
@@ -235,6 +256,14 @@ impl PropertyTable {
             }
         }
         (None, raw.len())
+    }
+}
+
+/// The bit of [`PropertyTable::firsts`] for a key starting with `first`.
+fn first_byte_bit(first: Option<u8>) -> u64 {
+    match first {
+        Some(byte) if byte != b'\\' => 1 << (byte % 64),
+        _ => u64::MAX,
     }
 }
 

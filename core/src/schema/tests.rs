@@ -1347,3 +1347,26 @@ fn planned_objects_spend_the_budget_as_read_ones() {
         );
     }
 }
+
+#[test]
+fn a_property_is_found_however_either_side_escapes_its_name() {
+    // The property table rules names out by their first byte; an escape there must not
+    // hide a declared property, on either side.
+    let schema = r#"{"properties":{"\u006eame":{"type":"string"},"id":{"type":"integer"}}}"#;
+    rejects(
+        schema,
+        &[r#"{"name":5}"#, r#"{"n\u0061me":5}"#, r#"{"\u006eame":5}"#],
+    );
+    rejects(schema, &[r#"{"\u0069d":"x"}"#, r#"{"id":"x"}"#]);
+    accepts(
+        schema,
+        &[
+            r#"{"name":"x","id":1,"zz":1}"#,
+            r#"{"\u006eame":"x"}"#,
+            r#"{".":1}"#,
+        ],
+    );
+    let plain = r#"{"properties":{"name":{"type":"string"}}}"#;
+    rejects(plain, &[r#"{"\u006eame":5}"#, r#"{"name":5}"#]);
+    accepts(plain, &[r#"{".ame":5}"#, r#"{"":5}"#]);
+}
