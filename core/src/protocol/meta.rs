@@ -162,14 +162,14 @@ impl<'a> MetaFields<'a> {
     fn read(meta: Object<'a>) -> Self {
         let mut fields = MetaFields::default();
         for (key, value) in meta {
-            fields.note(Key::of(key), value);
+            fields.note(&Key::of(key), value);
         }
         fields
     }
 
     /// Notes member `key` of `_meta` if admission reads it. Keys are unique (the scanner
     /// refuses duplicates), so this finds what `get` would.
-    pub(crate) fn note(&mut self, key: Key<'a>, value: Value<'a>) {
+    pub(crate) fn note(&mut self, key: &Key<'a>, value: Value<'a>) {
         let slot = if key.is(META_PROTOCOL_VERSION) {
             &mut self.version
         } else if key.is(META_CLIENT_CAPABILITIES) {

@@ -183,7 +183,7 @@ enum Member {
 
 impl Member {
     /// The member named `key`: one match on its bytes (decoded first only if escaped).
-    fn of(key: Key<'_>) -> Member {
+    fn of(key: &Key<'_>) -> Member {
         let mut buf = [0u8; 8];
         match key.decoded(&mut buf) {
             Some(b"id") => Member::Id,
@@ -200,7 +200,7 @@ impl Member {
 impl<'a, V: Visitor<'a>> Visitor<'a> for Envelope<'a, '_, V> {
     const DEPTH: u16 = V::DEPTH + 1;
 
-    fn enter(&mut self, depth: u16, key: Key<'a>) {
+    fn enter(&mut self, depth: u16, key: &Key<'a>) {
         if depth == 1 {
             self.member = Member::of(key);
         } else if self.member == Member::Params {
@@ -208,7 +208,7 @@ impl<'a, V: Visitor<'a>> Visitor<'a> for Envelope<'a, '_, V> {
         }
     }
 
-    fn leave(&mut self, depth: u16, key: Key<'a>, value: Value<'a>) {
+    fn leave(&mut self, depth: u16, key: &Key<'a>, value: Value<'a>) {
         if depth > 1 {
             if self.member == Member::Params {
                 self.params.leave(depth - 1, key, value);

@@ -80,9 +80,9 @@ impl<'a> NotedMembers<'a> {
 impl<'a> Visitor<'a> for NotedMembers<'a> {
     const DEPTH: u16 = 1;
 
-    fn enter(&mut self, _: u16, _: Key<'a>) {}
+    fn enter(&mut self, _: u16, _: &Key<'a>) {}
 
-    fn leave(&mut self, _: u16, key: Key<'a>, value: Value<'a>) {
+    fn leave(&mut self, _: u16, key: &Key<'a>, value: Value<'a>) {
         self.note(key.text(), value);
     }
 }

@@ -544,7 +544,7 @@ enum Field {
 
 impl Field {
     /// The field named `key`: one match on its bytes (decoded first only if escaped).
-    fn of(key: Key<'_>) -> Field {
+    fn of(key: &Key<'_>) -> Field {
         let mut buf = [0u8; 16];
         match key.decoded(&mut buf) {
             Some(b"_meta") => Field::Meta,
@@ -563,13 +563,13 @@ impl<'a> Visitor<'a> for ParamsFields<'a> {
     /// Members of params (depth 1) and of an object directly in them (depth 2).
     const DEPTH: u16 = 2;
 
-    fn enter(&mut self, depth: u16, key: Key<'a>) {
+    fn enter(&mut self, depth: u16, key: &Key<'a>) {
         if depth == 1 {
             self.member = Field::of(key);
         }
     }
 
-    fn leave(&mut self, depth: u16, key: Key<'a>, value: Value<'a>) {
+    fn leave(&mut self, depth: u16, key: &Key<'a>, value: Value<'a>) {
         if depth == 2 {
             match self.member {
                 Field::Meta => self.meta_fields.note(key, value),
