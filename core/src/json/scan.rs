@@ -4,7 +4,7 @@
 //! Everything the views in [`super::value`] do afterwards relies on this pass; they never see
 //! bytes it did not accept.
 
-use super::skip::{is_ws, next_hit, skip_ws, string_stops, word_at};
+use super::skip::{is_ws, next_hit, skip_ws, string_stops};
 use super::string::JsonStr;
 use super::value::Value;
 
