@@ -106,17 +106,29 @@ impl<'a> JsonStr<'a> {
     }
 
     /// Whether the decoded text equals `s`.
+    ///
+    /// Inlined: `s` is most often a constant, whose length and backslashes then fold away.
+    #[inline]
     pub fn eq_str(&self, s: &str) -> bool {
         // Every escape decodes to fewer bytes than it takes, so escaped text is longer than
-        // what it decodes to, and text without escapes is exactly as long.
+        // what it decodes to, and text without escapes is exactly as long. Text as long as
+        // `s` and with the same bytes has escapes exactly when `s` has backslashes.
         match self.raw.len().cmp(&s.len()) {
             core::cmp::Ordering::Less => false,
-            core::cmp::Ordering::Equal => same_bytes(self.raw, s.as_bytes()) && !self.has_escapes(),
-            core::cmp::Ordering::Greater => match (self.raw.first(), s.as_bytes().first()) {
-                // Text that does not start with an escape starts with its first byte.
-                (Some(&first), Some(&wanted)) if first != b'\\' && first != wanted => false,
-                _ => self.has_escapes() && self.chars().eq(s.chars()),
-            },
+            core::cmp::Ordering::Equal => {
+                same_bytes(self.raw, s.as_bytes()) && !has_backslash(s.as_bytes())
+            }
+            core::cmp::Ordering::Greater => self.eq_str_escaped(s),
+        }
+    }
+
+    /// [`JsonStr::eq_str`] for text longer than `s`, which only escapes can make equal.
+    #[inline(never)]
+    fn eq_str_escaped(&self, s: &str) -> bool {
+        match (self.raw.first(), s.as_bytes().first()) {
+            // Text that does not start with an escape starts with its first byte.
+            (Some(&first), Some(&wanted)) if first != b'\\' && first != wanted => false,
+            _ => self.has_escapes() && self.chars().eq(s.chars()),
         }
     }
 

@@ -78,6 +78,21 @@ fn rejects_invalid_utf8_and_bad_escapes() {
 }
 
 #[test]
+fn text_equals_a_str_only_as_decoded() {
+    let text = |json: &'static str| ok(json).as_str().unwrap();
+    // As long as the str, with the same bytes: equal only when neither holds a backslash.
+    assert!(text(r#""2.0""#).eq_str("2.0"));
+    assert!(!text(r#""\b""#).eq_str("\\b"));
+    assert!(text(r#""\b""#).eq_str("\u{8}"));
+    // Longer than the str: equal only through escapes.
+    assert!(text(r#""\u0032.0""#).eq_str("2.0"));
+    assert!(!text(r#""2.00""#).eq_str("2.0"));
+    assert!(text(r#""a\\b""#).eq_str("a\\b"));
+    // Shorter: never.
+    assert!(!text(r#""2.""#).eq_str("2.0"));
+}
+
+#[test]
 fn rejects_malformed_syntax() {
     for bad in [
         "",
