@@ -288,13 +288,9 @@ impl<'a, 'p> Validator<'a, 'p> {
                 | Keyword::PrefixItems
                 | Keyword::Defs
                 | Keyword::Definitions => true,
-                Keyword::Enum
-                | Keyword::Const
-                | Keyword::AllOf
-                | Keyword::AnyOf
-                | Keyword::OneOf
-                | Keyword::Not
-                | Keyword::Ref => false,
+                // Enum, const, the applicators and `$ref` (and any keyword added later) are
+                // not decided here: the keywords are then applied in full.
+                _ => false,
             };
             if !passes {
                 self.steps_left = budget;
@@ -350,13 +346,8 @@ impl<'a, 'p> Validator<'a, 'p> {
                 | Keyword::PrefixItems
                 | Keyword::Defs
                 | Keyword::Definitions => {}
-                Keyword::Enum
-                | Keyword::Const
-                | Keyword::AllOf
-                | Keyword::AnyOf
-                | Keyword::OneOf
-                | Keyword::Not
-                | Keyword::Ref => return None,
+                // As in `passes_planned`: the rest is applied in full.
+                _ => return None,
             }
         }
         if index == 0 && k.properties.is_some() {
