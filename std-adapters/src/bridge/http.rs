@@ -41,6 +41,7 @@ use crate::http::HttpConfig;
 use crate::http::admission;
 use crate::http::admission::Admitted;
 use crate::http::body::{Exchange, McpBody, Out, Work, sse_event};
+use crate::http::grant;
 use crate::http::headers;
 use crate::http::in_flight::InFlight;
 use crate::http::service::{empty, event_stream, json, read_body, refused, status_of};
@@ -53,6 +54,8 @@ pub struct BridgeService {
     device: Device,
     config: Arc<HttpConfig>,
     legacy: Arc<LegacySide>,
+    #[cfg(feature = "auth")]
+    auth: Option<crate::http::auth::Authorization>,
 }
 
 /// What the legacy (2025-11-25) sessions of the endpoint share.
@@ -78,6 +81,22 @@ impl BridgeService {
             device,
             config: Arc::new(config),
             legacy: Arc::new(legacy),
+            #[cfg(feature = "auth")]
+            auth: None,
+        }
+    }
+
+    /// Makes the endpoint an OAuth resource server, as
+    /// [`McpService::with_auth`](crate::http::McpService::with_auth) does: its metadata
+    /// served, every request's bearer token checked after the HTTP admission rules, the
+    /// scopes of each request's tool, resource or prompt checked once its body is parsed
+    /// (in both eras), and the token's subject the principal of legacy sessions.
+    #[cfg(feature = "auth")]
+    #[must_use]
+    pub fn with_auth(self, auth: crate::http::auth::Authorization) -> Self {
+        BridgeService {
+            auth: Some(auth),
+            ..self
         }
     }
 
@@ -89,14 +108,29 @@ impl BridgeService {
         B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
     {
         let config = &*self.config;
-        let (parts, body) = request.into_parts();
-        match admission::admit(&parts, config) {
-            Ok(Admitted::Post) => {}
-            Ok(Admitted::SessionMethod) => return self.session_method(&parts),
+        #[cfg_attr(not(feature = "auth"), allow(unused_mut))]
+        let (mut parts, body) = request.into_parts();
+        #[cfg(feature = "auth")]
+        if let Some(metadata) = self.auth.as_ref().and_then(|auth| auth.metadata(&parts)) {
+            return metadata;
+        }
+        let admitted = match admission::admit(&parts, config) {
+            Ok(admitted) => admitted,
             Err(refusal) => {
                 tracing::debug!(?refusal, "refused");
                 return refused(refusal);
             }
+        };
+        #[cfg(feature = "auth")]
+        if let Some(auth) = &self.auth {
+            if let Err(refusal) = auth.admit(&mut parts).await {
+                return refusal;
+            }
+        }
+        let principal = grant::subject(&parts);
+        let grant = grant::take(&mut parts);
+        if admitted == Admitted::SessionMethod {
+            return self.session_method(&parts, principal.as_deref());
         }
         let body = match read_body(body, config.max_body_len, config.body_read_timeout).await {
             Ok(body) => body,
@@ -107,15 +141,21 @@ impl BridgeService {
             match legacy::classify(message, &parts.headers, EraSupport::Both) {
                 Ok(HttpRoute::Modern) => {}
                 Ok(route) => {
+                    if let Message::Request(request) = message {
+                        if let Err(refusal) = grant::admit(grant.as_ref(), request) {
+                            return refusal;
+                        }
+                    }
                     let side = &*self.legacy;
                     let reading = legacy::Reading {
                         sessions: &side.sessions,
                         in_flight: &side.in_flight,
                         served: side.backend.served(),
                     };
+                    let principal = principal.as_deref();
                     let prepared =
-                        legacy::prepare(&reading, route, message, &body, &parts.headers, None);
-                    return self.legacy_post(prepared, body).await;
+                        legacy::prepare(&reading, route, message, &body, &parts.headers, principal);
+                    return self.legacy_post(prepared, body, principal).await;
                 }
                 Err(mismatch) => {
                     return match legacy::refuse_era(mismatch, message, EraSupport::Both) {
@@ -136,6 +176,9 @@ impl BridgeService {
                     buf.truncate(n);
                     return json(StatusCode::BAD_REQUEST, Bytes::from(buf));
                 }
+                if let Err(refusal) = grant::admit(grant.as_ref(), &request) {
+                    return refusal;
+                }
             }
             // A client's response: the device never asks anything, so there is nothing to
             // deliver it to.
@@ -153,10 +196,16 @@ impl BridgeService {
 
     /// A POST of a legacy session (or its `initialize`): the session rules of the HTTP
     /// server ([`legacy::post`]) with the device as the backend.
-    async fn legacy_post(&self, prepared: legacy::Prepared, body: Bytes) -> Response<McpBody> {
+    async fn legacy_post(
+        &self,
+        prepared: legacy::Prepared,
+        body: Bytes,
+        principal: Option<&str>,
+    ) -> Response<McpBody> {
         let (outputs, received) = mpsc::channel(self.config.notification_queue.max(1));
         let side = Arc::clone(&self.legacy);
         let config = Arc::clone(&self.config);
+        let principal = principal.map(str::to_owned);
         let work: Work = Box::pin(async move {
             let endpoint = legacy::Endpoint {
                 backend: side.backend.clone(),
@@ -165,7 +214,8 @@ impl BridgeService {
                 response_len: config.max_response_len,
                 bridge: config.bridge,
             };
-            if let Ok(answer) = legacy::post(endpoint, prepared, &body, None, &outputs).await {
+            let principal = principal.as_deref();
+            if let Ok(answer) = legacy::post(endpoint, prepared, &body, principal, &outputs).await {
                 let _ = outputs.send(answer).await;
             }
         });
@@ -177,7 +227,11 @@ impl BridgeService {
     }
 
     /// A legacy session's `GET` (its event stream, or a resumed POST stream) or `DELETE`.
-    fn session_method(&self, parts: &http::request::Parts) -> Response<McpBody> {
+    fn session_method(
+        &self,
+        parts: &http::request::Parts,
+        principal: Option<&str>,
+    ) -> Response<McpBody> {
         let side = &*self.legacy;
         let streams = legacy::StreamSettings {
             served: side.backend.served(),
@@ -187,7 +241,7 @@ impl BridgeService {
             keep_alive: self.config.keep_alive,
             queue: self.config.notification_queue.max(1),
         };
-        legacy::session_method(&side.sessions, parts, None, streams)
+        legacy::session_method(&side.sessions, parts, principal, streams)
     }
 }
 
@@ -199,6 +253,7 @@ async fn respond(
     match exchange.next().await {
         Some(Out::Reply(message, status)) => json(status, message),
         Some(Out::Opened { reply, session }) => legacy::opened(reply, &session),
+        Some(Out::Refused(response)) => *response,
         Some(Out::Event(message)) => event_stream(Some(sse_event(&message)), exchange),
         Some(Out::Framed(frame)) => event_stream(Some(frame), exchange),
         Some(Out::KeepAlive) => event_stream(Some(Bytes::from_static(b":\n\n")), exchange),

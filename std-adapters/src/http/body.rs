@@ -24,6 +24,9 @@ pub(crate) enum Out {
     KeepAlive,
     /// Nothing to answer (a notification, or a client's response): 202.
     Accepted,
+    /// A refusal decided once the body was parsed (a target the caller's token does not
+    /// reach), answered as it is; always the only output.
+    Refused(Box<http::Response<McpBody>>),
     /// The reply to a legacy `initialize`, which opened `session`.
     Opened {
         /// The `InitializeResult`.
@@ -164,6 +167,11 @@ impl http_body::Body for McpBody {
                             Poll::Ready(Some(Ok(Frame::data(Bytes::from_static(b":\n\n")))))
                         }
                         Poll::Ready(Some(Out::Accepted)) => continue,
+                        // Never after the response began: nothing more to say.
+                        Poll::Ready(Some(Out::Refused(_))) => {
+                            *ended = true;
+                            Poll::Ready(None)
+                        }
                         Poll::Ready(None) => {
                             *ended = true;
                             Poll::Ready(None)
@@ -190,6 +198,28 @@ impl http_body::Body for McpBody {
             Kind::Stream { .. } => SizeHint::default(),
         }
     }
+}
+
+/// A response of `status` with `body`.
+pub(crate) fn response(status: http::StatusCode, body: McpBody) -> http::Response<McpBody> {
+    let mut response = http::Response::new(body);
+    *response.status_mut() = status;
+    response
+}
+
+/// A response without a body.
+pub(crate) fn empty(status: http::StatusCode) -> http::Response<McpBody> {
+    response(status, McpBody::empty())
+}
+
+/// A response of one JSON message.
+pub(crate) fn json(status: http::StatusCode, message: Bytes) -> http::Response<McpBody> {
+    let mut response = response(status, McpBody::full(message));
+    response.headers_mut().insert(
+        http::header::CONTENT_TYPE,
+        http::HeaderValue::from_static("application/json"),
+    );
+    response
 }
 
 /// One JSON-RPC message as an SSE event: `event: message`, one `data:` line. The core never

@@ -123,6 +123,7 @@ pub(crate) mod admission;
 pub mod auth;
 pub(crate) mod body;
 mod config;
+pub(crate) mod grant;
 pub(crate) mod headers;
 pub(crate) mod in_flight;
 mod listener;

@@ -25,8 +25,10 @@ use tokio::time::{Instant, Interval};
 use tracing::Instrument;
 
 use super::admission::{self, Admitted, Refusal};
-use super::body::{Exchange, McpBody, Out, Work, sse_event};
+use super::body::{Exchange, McpBody, Out, Work, response, sse_event};
+pub(crate) use super::body::{empty, json};
 use super::config::HttpConfig;
+use super::grant;
 use super::headers;
 use super::in_flight::{InFlight, RequestKey};
 use super::ops::{Metrics, Observation, Outcome};
@@ -247,8 +249,9 @@ impl<A: AsyncHandler + 'static> McpService<A> {
                 return refusal;
             }
         }
-        let principal = authenticated(&parts)
+        let principal = grant::subject(&parts)
             .or_else(|| inner.principal.as_ref().and_then(|hook| hook(&parts)));
+        let grant = grant::take(&mut parts);
         if admitted == Admitted::SessionMethod {
             observation.finish(|| Outcome::Stream);
             return self.session_method(&parts, principal.as_deref());
@@ -268,7 +271,7 @@ impl<A: AsyncHandler + 'static> McpService<A> {
                 Arc::clone(inner),
                 body,
                 parts.headers,
-                principal,
+                Caller { principal, grant },
                 outputs,
                 observation,
             )
@@ -278,6 +281,7 @@ impl<A: AsyncHandler + 'static> McpService<A> {
         match exchange.next().await {
             Some(Out::Reply(message, status)) => json(status, message),
             Some(Out::Opened { reply, session }) => legacy::opened(reply, &session),
+            Some(Out::Refused(response)) => *response,
             Some(Out::Accepted) => empty(StatusCode::ACCEPTED),
             Some(Out::Event(message)) => event_stream(Some(sse_event(&message)), exchange),
             Some(Out::Framed(frame)) => event_stream(Some(frame), exchange),
@@ -323,16 +327,6 @@ where
     }
 }
 
-/// The subject an authorization layer verified (module `auth`, feature `auth`).
-fn authenticated(parts: &Parts) -> Option<String> {
-    #[cfg(feature = "auth")]
-    if let Some(verified) = parts.extensions.get::<super::auth::Verified>() {
-        return Some(verified.subject.clone());
-    }
-    let _ = parts;
-    None
-}
-
 /// Reads the whole body within the size and time limits.
 pub(crate) async fn read_body<B>(body: B, limit: usize, timeout: Duration) -> Result<Bytes, Refusal>
 where
@@ -347,16 +341,25 @@ where
     }
 }
 
-/// A request's work: checks the headers against the body, runs the round and sends what it
-/// produces to `outputs`.
+/// Who sends a request, as the request's line and headers told.
+struct Caller {
+    /// The principal its round runs for.
+    principal: Option<String>,
+    /// The scopes its token was verified for, if the endpoint checks tokens.
+    grant: Option<grant::Grant>,
+}
+
+/// A request's work: checks the headers against the body and the target against the
+/// caller's scopes, runs the round and sends what it produces to `outputs`.
 async fn run<A: AsyncHandler + 'static>(
     inner: Arc<Inner<A>>,
     body: Bytes,
     headers: HeaderMap,
-    principal: Option<String>,
+    caller: Caller,
     outputs: mpsc::Sender<Out>,
     mut observation: Observation,
 ) {
+    let Caller { principal, grant } = caller;
     let shared_server = inner.servers.load();
     let server = &*shared_server;
     let shared = &*inner.shared;
@@ -368,16 +371,23 @@ async fn run<A: AsyncHandler + 'static>(
             .map_or(Principal::Anonymous, Principal::Id),
     };
     let eras = server.config().eras;
-    // One parse: the metrics note the method, the era is told, and a modern request's
-    // headers are checked against it before the core routes it.
+    // One parse: the metrics note the method, the era is told, a modern request's headers
+    // are checked against it, and its target against the caller's scopes, before the core
+    // routes it (or the legacy session takes it).
     let accepted = server.accept_inspected(&body, round, &mut out, |parsed| {
         observation.target(parsed);
         let Ok(message) = parsed else {
             return Ok(());
         };
+        let reaches = |request| {
+            grant::admit(grant.as_ref(), request).map_err(|refusal| Diverted::Refused(refusal))
+        };
         match legacy::classify(message, &headers, eras) {
             Ok(HttpRoute::Modern) => {}
             Ok(route) => {
+                if let Incoming::Request(request) = message {
+                    reaches(request)?;
+                }
                 let reading = legacy::Reading {
                     sessions: &shared.sessions,
                     in_flight: &shared.in_flight,
@@ -393,8 +403,11 @@ async fn run<A: AsyncHandler + 'static>(
             }
         }
         match message {
-            Incoming::Request(request) => headers::check(server, &headers, request)
-                .map_err(|mismatch| Diverted::Headers(mismatch, request.id)),
+            Incoming::Request(request) => {
+                headers::check(server, &headers, request)
+                    .map_err(|mismatch| Diverted::Headers(mismatch, request.id))?;
+                reaches(request)
+            }
             _ => Ok(()),
         }
     });
@@ -405,6 +418,7 @@ async fn run<A: AsyncHandler + 'static>(
             Some(Out::Reply(reply, StatusCode::BAD_REQUEST))
         }
         Ok(Err(Diverted::Era(refusal))) => Some(refusal),
+        Ok(Err(Diverted::Refused(refusal))) => Some(Out::Refused(Box::new(refusal))),
         Ok(Err(Diverted::Legacy(prepared))) => {
             let endpoint = legacy::Endpoint {
                 backend: legacy::ServerBackend(Arc::clone(&shared_server)),
@@ -474,6 +488,7 @@ async fn run<A: AsyncHandler + 'static>(
     shared.buffers.give(out);
     observation.finish(|| match &answer {
         Some(Out::Reply(reply, _) | Out::Opened { reply, .. }) => Outcome::of_reply(reply),
+        Some(Out::Refused(refusal)) => Outcome::Refused(refusal.status()),
         Some(Out::Accepted) => Outcome::Accepted,
         Some(Out::Event(_) | Out::Framed(_) | Out::KeepAlive) | None => Outcome::Cancelled,
     });
@@ -490,6 +505,8 @@ enum Diverted<'a> {
     Legacy(legacy::Prepared),
     /// Its era is not served: the refusal.
     Era(Out),
+    /// Its caller's token does not reach its target: the refusal.
+    Refused(Response<McpBody>),
 }
 
 /// A `subscriptions/listen` stream: the acknowledgement, then the events the filter wants
@@ -642,24 +659,6 @@ fn too_large<A: Registry>(server: &Server<'_, A>, body: &[u8], too_small: Buffer
 /// A message written into a buffer of its own, grown until it fits.
 fn message(write: impl Fn(&mut Writer<'_>)) -> Bytes {
     Bytes::from(crate::message::written(write))
-}
-
-fn response(status: StatusCode, body: McpBody) -> Response<McpBody> {
-    let mut response = Response::new(body);
-    *response.status_mut() = status;
-    response
-}
-
-pub(crate) fn empty(status: StatusCode) -> Response<McpBody> {
-    response(status, McpBody::empty())
-}
-
-pub(crate) fn json(status: StatusCode, message: Bytes) -> Response<McpBody> {
-    let mut response = response(status, McpBody::full(message));
-    response
-        .headers_mut()
-        .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
-    response
 }
 
 pub(crate) fn event_stream(first: Option<Bytes>, exchange: Exchange) -> Response<McpBody> {

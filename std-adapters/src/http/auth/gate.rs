@@ -2,6 +2,7 @@
 
 use std::fmt;
 use std::sync::Arc;
+use std::time::Duration;
 
 use bytes::Bytes;
 use http::header::{
@@ -9,13 +10,12 @@ use http::header::{
 };
 use http::request::Parts;
 use http::{Method, Response, StatusCode};
-use snodo_core::protocol::http::{HEADER_METHOD, HEADER_NAME, decode_value};
+use snodo_core::rpc::Request;
 
 use super::challenge::{ChallengeError, challenge};
 use super::metadata::ResourceServer;
 use super::verifier::{Rejected, TokenVerifier, Verified};
-use crate::http::body::McpBody;
-use crate::http::service::{empty, json};
+use crate::http::body::{McpBody, empty, json};
 
 /// Longest bearer token accepted; a longer one is refused unread.
 const MAX_TOKEN_LEN: usize = 8 * 1024;
@@ -38,6 +38,28 @@ impl fmt::Debug for Authorization {
         f.debug_struct("Authorization")
             .field("resource", &self.inner.resource)
             .finish_non_exhaustive()
+    }
+}
+
+/// What a verified caller may reach: its scopes (with those they imply) under the endpoint's
+/// policy. The gate puts it in the request's extensions; the endpoint checks each request's
+/// target with it once the body is parsed, before anything runs.
+#[derive(Clone, Debug)]
+pub(crate) struct Grant {
+    auth: Authorization,
+    caller: Verified,
+}
+
+impl Grant {
+    /// `Ok` when the caller holds every scope `request`'s tool, resource or prompt needs (as
+    /// read from the parsed request: [`ScopePolicy`](super::ScopePolicy)); otherwise the
+    /// `403 insufficient_scope` naming every scope the request needs.
+    pub(crate) fn admit(&self, request: &Request<'_>) -> Result<(), Response<McpBody>> {
+        let target = self.auth.inner.resource.policy.for_request(request);
+        if target.is_empty() {
+            return Ok(());
+        }
+        self.auth.check_scopes(&self.caller, target)
     }
 }
 
@@ -80,13 +102,18 @@ impl Authorization {
         Some(response)
     }
 
-    /// Checks the bearer token of a request to the endpoint and the scopes its target needs.
-    /// When both pass, the [`Verified`] caller goes into the request's extensions and the
-    /// `Authorization` header is removed, so nothing after this sees the token; otherwise
-    /// the refusal to answer with.
+    /// Checks the bearer token of a request to the endpoint and the scopes every request
+    /// needs. When both pass, the [`Verified`] caller and its [`Grant`] go into the request's
+    /// extensions and the `Authorization` header is removed, so nothing after this sees the
+    /// token; otherwise the refusal to answer with. The scopes of the request's target are
+    /// checked once its body is parsed ([`Grant::admit`]).
     pub(crate) async fn admit(&self, parts: &mut Parts) -> Result<(), Response<McpBody>> {
         let verified = self.decide(parts).await?;
         parts.headers.remove(AUTHORIZATION);
+        parts.extensions.insert(Grant {
+            auth: self.clone(),
+            caller: verified.clone(),
+        });
         parts.extensions.insert(verified);
         Ok(())
     }
@@ -94,11 +121,10 @@ impl Authorization {
     async fn decide(&self, parts: &Parts) -> Result<Verified, Response<McpBody>> {
         let inner = &*self.inner;
         let resource = &inner.resource;
-        let required = || resource.required().iter().map(String::as_str);
         let token = match bearer(parts) {
             Bearer::Missing => {
                 tracing::debug!("no bearer token");
-                let scopes: Vec<&str> = required().collect();
+                let scopes: Vec<&str> = resource.required().iter().map(String::as_str).collect();
                 return Err(self.refuse(StatusCode::UNAUTHORIZED, ChallengeError::None, &scopes));
             }
             Bearer::Malformed => {
@@ -123,35 +149,41 @@ impl Authorization {
             }
             Err(Rejected::Unavailable) => {
                 tracing::warn!("bearer token not checked: keys unavailable");
-                let mut response = refusal_body(
-                    StatusCode::SERVICE_UNAVAILABLE,
-                    "The keys to check the token with are unavailable",
+                return Err(unavailable(UNAVAILABLE_RETRY));
+            }
+            Err(Rejected::RetryAfter(wait)) => {
+                tracing::debug!(
+                    ?wait,
+                    "bearer token not checked yet: its key may come later"
                 );
-                response
-                    .headers_mut()
-                    .insert(RETRY_AFTER, HeaderValue::from_static("5"));
-                return Err(response);
+                return Err(unavailable(wait));
             }
         };
         resource.policy.expand(&mut verified.scopes);
-        let name = target_name(parts);
-        let method = parts
-            .headers
-            .get(HEADER_METHOD)
-            .map_or(&b""[..], HeaderValue::as_bytes);
-        let target = resource.policy.for_target(method, name.as_deref());
-        let needed = || required().chain(target.iter().map(String::as_str));
-        if !verified.has_all(needed()) {
-            tracing::debug!("insufficient scope");
-            let mut scopes: Vec<&str> = needed().collect();
-            scopes.dedup();
-            return Err(self.refuse(
-                StatusCode::FORBIDDEN,
-                ChallengeError::InsufficientScope,
-                &scopes,
-            ));
-        }
+        self.check_scopes(&verified, &[])?;
         Ok(verified)
+    }
+
+    /// `403 insufficient_scope` unless `caller` holds every scope the endpoint requires and
+    /// every one of `target`'s.
+    fn check_scopes(&self, caller: &Verified, target: &[String]) -> Result<(), Response<McpBody>> {
+        let required = self.inner.resource.required();
+        let needed = || required.iter().chain(target).map(String::as_str);
+        if caller.has_all(needed()) {
+            return Ok(());
+        }
+        tracing::debug!("insufficient scope");
+        let mut scopes: Vec<&str> = Vec::new();
+        for scope in needed() {
+            if !scopes.contains(&scope) {
+                scopes.push(scope);
+            }
+        }
+        Err(self.refuse(
+            StatusCode::FORBIDDEN,
+            ChallengeError::InsufficientScope,
+            &scopes,
+        ))
     }
 
     fn refuse(
@@ -172,6 +204,23 @@ impl Authorization {
         );
         response
     }
+}
+
+/// How long a client is asked to wait when the keys could not be had.
+const UNAVAILABLE_RETRY: Duration = Duration::from_secs(5);
+
+/// `503` with `Retry-After`: the token could not be checked (yet).
+fn unavailable(wait: Duration) -> Response<McpBody> {
+    let mut response = refusal_body(
+        StatusCode::SERVICE_UNAVAILABLE,
+        "The keys to check the token with are unavailable",
+    );
+    // Whole seconds, rounded up: a client retrying sooner would be refused again.
+    let seconds = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
+    response
+        .headers_mut()
+        .insert(RETRY_AFTER, HeaderValue::from(seconds.max(1)));
+    response
 }
 
 /// A JSON-RPC error without an id, like the endpoint's other HTTP-level refusals.
@@ -220,16 +269,6 @@ fn bearer(parts: &Parts) -> Bearer<'_> {
     }
 }
 
-/// The target the `Mcp-Name` header names, decoded (`None` when absent or undecodable: the
-/// core then refuses the request, since tools, resources and prompts need the header).
-fn target_name(parts: &Parts) -> Option<String> {
-    let value = parts.headers.get(HEADER_NAME)?.as_bytes();
-    let value = super::super::admission::trim(value);
-    let mut buf = vec![0u8; value.len()];
-    let decoded = decode_value(value, &mut buf).ok()?;
-    String::from_utf8(decoded.to_vec()).ok()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -272,18 +311,5 @@ mod tests {
             bearer(&parts(&[("authorization", &long)])),
             Bearer::Malformed
         ));
-    }
-
-    #[test]
-    fn the_target_name_is_decoded_from_mcp_name() {
-        assert_eq!(
-            target_name(&parts(&[("mcp-name", "echo")])).as_deref(),
-            Some("echo")
-        );
-        assert_eq!(
-            target_name(&parts(&[("mcp-name", "=?base64?ZWNobw==?=")])).as_deref(),
-            Some("echo")
-        );
-        assert_eq!(target_name(&parts(&[])), None);
     }
 }

@@ -67,6 +67,7 @@ mod token_cache;
 mod verifier;
 
 pub use gate::Authorization;
+pub(crate) use gate::Grant;
 pub use jwks::{JwksError, JwksVerifier};
 pub use layer::{AuthLayer, AuthService};
 pub use metadata::{ResourceServer, ResourceUriError};

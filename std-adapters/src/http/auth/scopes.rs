@@ -2,6 +2,9 @@
 
 use std::collections::HashMap;
 
+use snodo_core::json::JsonStr;
+use snodo_core::rpc::Request;
+
 /// The scopes a request needs beyond the endpoint's own
 /// ([`ResourceServer::required_scopes`](super::ResourceServer::required_scopes)), by the
 /// tool, resource or prompt it names. Unlisted targets need nothing more.
@@ -71,15 +74,35 @@ impl ScopePolicy {
         self
     }
 
-    /// The scopes of the target a request of `method` names (`None` for unnamed methods).
-    pub(crate) fn for_target(&self, method: &[u8], name: Option<&str>) -> &[String] {
-        let table = match method {
-            b"tools/call" => &self.tools,
-            b"resources/read" => &self.resources,
-            b"prompts/get" => &self.prompts,
-            _ => return &[],
+    /// The scopes of the tool, resource or prompt `request` targets, read from the parsed
+    /// request as the core routes it (names compared decoded): `tools/call` and
+    /// `prompts/get` by `name`, `resources/read` by `uri`, and `completion/complete` by the
+    /// prompt or resource its `ref` names. Other methods target nothing.
+    pub(crate) fn for_request(&self, request: &Request<'_>) -> &[String] {
+        let params = request.params;
+        let member = |key| params.and_then(|p| p.get(key)).and_then(|v| v.as_str());
+        let method = request.method;
+        let (table, name) = if method.eq_str("tools/call") {
+            (&self.tools, member("name"))
+        } else if method.eq_str("prompts/get") {
+            (&self.prompts, member("name"))
+        } else if method.eq_str("resources/read") {
+            (&self.resources, member("uri"))
+        } else if method.eq_str("completion/complete") {
+            let reference = params
+                .and_then(|p| p.get("ref"))
+                .and_then(|r| r.as_object());
+            let field = |key| reference.and_then(|r| r.get(key)).and_then(|v| v.as_str());
+            match field("type") {
+                Some(kind) if kind.eq_str("ref/prompt") => (&self.prompts, field("name")),
+                Some(kind) if kind.eq_str("ref/resource") => (&self.resources, field("uri")),
+                _ => return &[],
+            }
+        } else {
+            return &[];
         };
-        name.and_then(|n| table.get(n)).map_or(&[], Vec::as_slice)
+        name.and_then(|name| lookup(table, name))
+            .map_or(&[], Vec::as_slice)
     }
 
     /// `granted` with every scope they imply added.
@@ -95,28 +118,72 @@ impl ScopePolicy {
     }
 }
 
+/// The entry of `table` for `name`, decoded.
+fn lookup<'t>(
+    table: &'t HashMap<String, Vec<String>>,
+    name: JsonStr<'_>,
+) -> Option<&'t Vec<String>> {
+    match name.as_plain() {
+        Some(plain) => table.get(plain),
+        None => table.get(&name.chars().collect::<String>()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    use snodo_core::json::Limits;
+    use snodo_core::rpc::{self, Incoming};
+
     use super::*;
 
+    /// The scopes `policy` asks of the request `body`.
+    fn needs<'p>(policy: &'p ScopePolicy, body: &str) -> &'p [String] {
+        match rpc::parse(body.as_bytes(), &Limits::HOST) {
+            Ok(Incoming::Request(request)) => policy.for_request(&request),
+            _ => panic!("not a request: {body}"),
+        }
+    }
+
+    fn request(method: &str, params: &str) -> String {
+        format!(r#"{{"jsonrpc":"2.0","id":1,"method":"{method}","params":{params}}}"#)
+    }
+
     #[test]
-    fn targets_and_implied_scopes() {
+    fn targets_are_read_from_the_parsed_request() {
         let policy = ScopePolicy::new()
             .tool("write", ["files:write"])
             .resource("file:///a", ["files:read"])
-            .prompt("p", ["prompts"])
-            .implies("files", ["files:read", "files:write"]);
-        assert_eq!(
-            policy.for_target(b"tools/call", Some("write")),
-            ["files:write"]
+            .prompt("p", ["prompts"]);
+        let tool = request("tools/call", r#"{"name":"write"}"#);
+        assert_eq!(needs(&policy, &tool), ["files:write"]);
+        // Escaped names are the names they decode to, as the core routes them.
+        let escaped = request("tools\\/call", r#"{"name":"\u0077rite"}"#);
+        assert_eq!(needs(&policy, &escaped), ["files:write"]);
+        let other = request("tools/call", r#"{"name":"other"}"#);
+        assert!(needs(&policy, &other).is_empty());
+        let read = request("resources/read", r#"{"uri":"file:///a"}"#);
+        assert_eq!(needs(&policy, &read), ["files:read"]);
+        let prompt = request("prompts/get", r#"{"name":"p"}"#);
+        assert_eq!(needs(&policy, &prompt), ["prompts"]);
+        let completion = request(
+            "completion/complete",
+            r#"{"ref":{"type":"ref/prompt","name":"p"},"argument":{"name":"x","value":""}}"#,
         );
-        assert!(policy.for_target(b"tools/call", Some("other")).is_empty());
-        assert_eq!(
-            policy.for_target(b"resources/read", Some("file:///a")),
-            ["files:read"]
+        assert_eq!(needs(&policy, &completion), ["prompts"]);
+        let completion = request(
+            "completion/complete",
+            r#"{"ref":{"type":"ref/resource","uri":"file:///a"},"argument":{}}"#,
         );
-        assert_eq!(policy.for_target(b"prompts/get", Some("p")), ["prompts"]);
-        assert!(policy.for_target(b"tools/list", None).is_empty());
+        assert_eq!(needs(&policy, &completion), ["files:read"]);
+        let list = request("tools/list", "{}");
+        assert!(needs(&policy, &list).is_empty());
+        let nameless = request("tools/call", r#"{"name":7}"#);
+        assert!(needs(&policy, &nameless).is_empty());
+    }
+
+    #[test]
+    fn broad_scopes_imply_narrower_ones() {
+        let policy = ScopePolicy::new().implies("files", ["files:read", "files:write"]);
         let mut granted = vec!["files".to_owned()];
         policy.expand(&mut granted);
         assert_eq!(granted, ["files", "files:read", "files:write"]);

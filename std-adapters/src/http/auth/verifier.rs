@@ -2,6 +2,7 @@
 
 use std::future::Future;
 use std::pin::Pin;
+use std::time::Duration;
 
 /// Who a verified token speaks for, and what it allows.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -26,9 +27,12 @@ pub enum Rejected {
     /// Malformed, wrongly signed, expired, not yet valid, for another audience or issuer:
     /// `401` with `error="invalid_token"`.
     Invalid,
-    /// The keys to check it with could not be had (the JWKS is unreachable): `503`, since
-    /// the token may well be good.
+    /// The keys to check it with could not be had (the JWKS is unreachable): `503` with
+    /// `Retry-After: 5`, since the token may well be good.
     Unavailable,
+    /// It cannot be checked for this long (it names a key the verifier does not have, and
+    /// the key set may not be fetched again sooner): `503` with `Retry-After`.
+    RetryAfter(Duration),
 }
 
 /// The future a [`TokenVerifier`] returns.
