@@ -1,6 +1,7 @@
 //! The endpoint as an OAuth resource server (feature `auth`): protected resource metadata,
 //! 401 and 403 challenges, RS256 and ES256 tokens checked against a JWKS served by a
-//! loopback server of the test, key refresh on an unknown `kid`, and the verified subject
+//! loopback server of the test, key refresh on an unknown `kid` and when the key set is
+//! older than its maximum age, per-target scopes in both eras, and the verified subject
 //! binding sealed state.
 
 mod auth_fixture;
@@ -40,6 +41,9 @@ fn resource_server() -> ResourceServer {
         .policy(
             ScopePolicy::new()
                 .tool("preference_preview", ["prefs:write"])
+                .tool("add", ["prefs:math"])
+                .resource("preview://about", ["prefs:about"])
+                .prompt("greeting_prompt", ["prefs:prompts"])
                 .implies("prefs:admin", ["prefs:read", "prefs:write"]),
         )
 }
@@ -161,6 +165,28 @@ async fn tokens_that_do_not_verify_are_401_invalid_token() {
         ),
         ("no subject", rsa.token(json!({"scope": "prefs:read"}))),
         (
+            "iss as an array",
+            rsa.token(json!({"sub": "a", "scope": "prefs:read", "iss": [ISSUER]})),
+        ),
+        (
+            "iss as an array naming another issuer first",
+            rsa.token(
+                json!({"sub": "a", "scope": "prefs:read", "iss": ["http://evil.test", ISSUER]}),
+            ),
+        ),
+        (
+            "sub as an array",
+            rsa.token(json!({"sub": ["a"], "scope": "prefs:read"})),
+        ),
+        (
+            "aud with a member that is not a string",
+            rsa.token(json!({"sub": "a", "scope": "prefs:read", "aud": [RESOURCE, 5]})),
+        ),
+        (
+            "aud as an object",
+            rsa.token(json!({"sub": "a", "scope": "prefs:read", "aud": {"aud": RESOURCE}})),
+        ),
+        (
             "signed by another key",
             impostor.token(json!({"sub": "a", "scope": "prefs:read"})),
         ),
@@ -226,6 +252,227 @@ async fn a_tool_needing_a_scope_the_token_lacks_is_403_insufficient_scope() {
     }
 }
 
+/// A 2025-11-25 POST: no `Mcp-Method`, `Mcp-Name` or `_meta` envelope; the session's id
+/// and version once it has one.
+fn legacy_post(
+    addr: SocketAddr,
+    body: &Value,
+    session: Option<&str>,
+    token: &str,
+) -> Request<Full<Bytes>> {
+    let mut request = Request::post(format!("http://{addr}/mcp"))
+        .header("host", addr.to_string())
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream");
+    if let Some(session) = session {
+        request = request
+            .header("mcp-session-id", session)
+            .header("mcp-protocol-version", "2025-11-25");
+    }
+    let request = request
+        .body(Full::new(Bytes::from(body.to_string())))
+        .expect("a request");
+    bearer(request, token)
+}
+
+fn legacy_request(id: u64, method: &str, params: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+}
+
+/// Opens a 2025-11-25 session (its client can answer form elicitations) for `token`.
+async fn legacy_session(addr: SocketAddr, token: &str) -> String {
+    let initialize = legacy_request(
+        0,
+        "initialize",
+        json!({
+            "protocolVersion": "2025-11-25",
+            "capabilities": {"elicitation": {"form": {}}},
+            "clientInfo": {"name": "legacy", "version": "1.0"},
+        }),
+    );
+    let reply = send(addr, legacy_post(addr, &initialize, None, token)).await;
+    assert_eq!(reply.status, StatusCode::OK, "{:?}", reply.body);
+    let session = reply.headers["mcp-session-id"].to_str().unwrap().to_owned();
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    let reply = send(addr, legacy_post(addr, &initialized, Some(&session), token)).await;
+    assert_eq!(reply.status, StatusCode::ACCEPTED);
+    session
+}
+
+/// The requests of a 2025-11-25 session that target a scoped tool, resource or prompt,
+/// with the scope each needs beyond `prefs:read`.
+fn scoped_legacy_requests() -> Vec<(Value, &'static str)> {
+    vec![
+        (
+            legacy_request(
+                1,
+                "tools/call",
+                json!({"name": "add", "arguments": {"a": 2, "b": 3}}),
+            ),
+            "prefs:math",
+        ),
+        (
+            legacy_request(
+                2,
+                "tools/call",
+                json!({"name": "preference_preview", "arguments": {"subject": "legacy"}}),
+            ),
+            "prefs:write",
+        ),
+        (
+            legacy_request(3, "resources/read", json!({"uri": "preview://about"})),
+            "prefs:about",
+        ),
+        (
+            legacy_request(
+                4,
+                "prompts/get",
+                json!({"name": "greeting_prompt", "arguments": {"name": "Ada"}}),
+            ),
+            "prefs:prompts",
+        ),
+        (
+            legacy_request(
+                5,
+                "completion/complete",
+                json!({
+                    "ref": {"type": "ref/prompt", "name": "greeting_prompt"},
+                    "argument": {"name": "name", "value": "A"},
+                }),
+            ),
+            "prefs:prompts",
+        ),
+    ]
+}
+
+#[tokio::test]
+async fn per_target_scopes_hold_for_2025_11_25_sessions_without_mcp_headers() {
+    let rsa = SigningKey::rsa("r1");
+    let (running, _jwks) = start(&[&rsa]).await;
+    let addr = running.addr;
+    let reader = rsa.token(json!({"sub": "alice", "scope": "prefs:read"}));
+    let session = legacy_session(addr, &reader).await;
+    for (request, scope) in scoped_legacy_requests() {
+        let reply = send(addr, legacy_post(addr, &request, Some(&session), &reader)).await;
+        // Refused whole before the handler runs: JSON, no event stream, no elicitation.
+        assert_eq!(
+            reply.status,
+            StatusCode::FORBIDDEN,
+            "{request}: {:?}",
+            reply.body
+        );
+        assert_eq!(reply.content_type(), "application/json", "{request}");
+        assert_eq!(
+            challenge(&reply),
+            format!(
+                "Bearer error=\"insufficient_scope\", scope=\"prefs:read {scope}\", resource_metadata=\"{METADATA_URL}\""
+            ),
+            "{request}"
+        );
+        assert!(reply.json()["result"].is_null(), "{request}");
+    }
+    // Unscoped targets are served as before.
+    let echo = legacy_request(
+        6,
+        "tools/call",
+        json!({"name": "echo", "arguments": {"text": "hi"}}),
+    );
+    let reply = send(addr, legacy_post(addr, &echo, Some(&session), &reader)).await;
+    assert_eq!(reply.status, StatusCode::OK, "{:?}", reply.body);
+
+    // The same subject with the scopes reaches every one of them.
+    let granted = rsa.token(json!({
+        "sub": "alice",
+        "scope": "prefs:read prefs:math prefs:write prefs:about prefs:prompts",
+    }));
+    let [add, preview, rest @ ..] = &scoped_legacy_requests()[..] else {
+        unreachable!()
+    };
+    let reply = send(addr, legacy_post(addr, &add.0, Some(&session), &granted)).await;
+    assert_eq!(reply.status, StatusCode::OK);
+    assert_eq!(reply.json()["result"]["structuredContent"]["sum"], 5.0);
+    for (request, _) in rest {
+        let reply = send(addr, legacy_post(addr, request, Some(&session), &granted)).await;
+        assert_eq!(reply.status, StatusCode::OK, "{request}");
+        assert!(reply.json()["result"].is_object(), "{request}");
+    }
+    // A tool that asks for input: the bridged elicitation goes out.
+    let mut stream = http_client::open(
+        addr,
+        legacy_post(addr, &preview.0, Some(&session), &granted),
+    )
+    .await;
+    assert_eq!(stream.response.status(), StatusCode::OK);
+    // A legacy stream's events carry ids (`id: <stream>-<n>`); read until the request.
+    let mut text = String::new();
+    while !text.contains("elicitation/create") {
+        use http_body_util::BodyExt;
+        let frame = tokio::time::timeout(http_client::PATIENCE, stream.response.body_mut().frame())
+            .await
+            .expect("an event in time")
+            .expect("the stream goes on")
+            .expect("readable");
+        if let Ok(data) = frame.into_data() {
+            text.push_str(std::str::from_utf8(&data).unwrap());
+        }
+    }
+    stream.disconnect();
+}
+
+#[tokio::test]
+async fn per_target_scopes_hold_behind_the_tower_layer_in_both_eras() {
+    use http_body_util::BodyExt;
+    use tower::{Layer, ServiceExt};
+
+    let rsa = SigningKey::rsa("r1");
+    let verifier = JwksVerifier::from_jwks(jwks(&[&rsa]).as_bytes(), ISSUER, RESOURCE).unwrap();
+    let plain = McpService::new(Arc::new(app::server()), HttpConfig::new());
+    let guarded = AuthLayer::new(Authorization::new(resource_server(), verifier)).layer(plain);
+    let addr = SocketAddr::from(([127, 0, 0, 1], 8080));
+    let reader = rsa.token(json!({"sub": "bob", "scope": "prefs:read"}));
+    let add = json!({"name": "add", "arguments": {"a": 2, "b": 3}});
+
+    let modern = bearer(
+        post(addr, &message(json!(1), "tools/call", add.clone())),
+        &reader,
+    );
+    let refused = guarded.clone().oneshot(modern).await.unwrap();
+    assert_eq!(refused.status(), StatusCode::FORBIDDEN);
+
+    let initialize = legacy_request(
+        0,
+        "initialize",
+        json!({"protocolVersion": "2025-11-25", "capabilities": {},
+               "clientInfo": {"name": "legacy", "version": "1.0"}}),
+    );
+    let opened = guarded
+        .clone()
+        .oneshot(legacy_post(addr, &initialize, None, &reader))
+        .await
+        .unwrap();
+    assert_eq!(opened.status(), StatusCode::OK);
+    let session = opened.headers()["mcp-session-id"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    let call = legacy_post(
+        addr,
+        &legacy_request(1, "tools/call", add),
+        Some(&session),
+        &reader,
+    );
+    let refused = guarded.oneshot(call).await.unwrap();
+    assert_eq!(refused.status(), StatusCode::FORBIDDEN);
+    assert!(
+        refused.headers()["www-authenticate"]
+            .to_str()
+            .unwrap()
+            .contains("scope=\"prefs:read prefs:math\"")
+    );
+    let body = refused.into_body().collect().await.unwrap().to_bytes();
+    assert!(!String::from_utf8_lossy(&body).contains("sum"));
+}
+
 #[tokio::test]
 async fn state_sealed_for_one_subject_does_not_open_for_another() {
     let rsa = SigningKey::rsa("r1");
@@ -287,8 +534,27 @@ async fn an_unknown_key_id_fetches_the_jwks_again_within_a_bounded_rate() {
     assert_eq!(jwks_server.fetches(), 2, "a known key fetches nothing");
 }
 
+/// Moves tokio's clock (the verifier's) `by` ahead at once; real time runs on after it.
+async fn jump(by: Duration) {
+    tokio::time::pause();
+    tokio::time::advance(by).await;
+    tokio::time::resume();
+}
+
+/// The `Retry-After` of a `503`, in seconds.
+fn retry_after(reply: &http_client::Reply) -> u64 {
+    assert_eq!(
+        reply.status,
+        StatusCode::SERVICE_UNAVAILABLE,
+        "{:?}",
+        reply.body
+    );
+    let value = reply.headers.get("retry-after").expect("Retry-After");
+    value.to_str().unwrap().parse().expect("seconds")
+}
+
 #[tokio::test]
-async fn unknown_key_ids_do_not_fetch_more_often_than_the_refresh_interval() {
+async fn an_unknown_key_id_inside_the_cool_down_is_503_retry_after_and_fetches_nothing() {
     let rsa = SigningKey::rsa("r1");
     let (running, jwks_server) = start(&[&rsa]).await; // 30 s between fetches
     let addr = running.addr;
@@ -306,13 +572,122 @@ async fn unknown_key_ids_do_not_fetch_more_often_than_the_refresh_interval() {
             bearer(list_tools(addr), &stranger.token(claims.clone())),
         )
         .await;
-        assert_eq!(reply.status, StatusCode::UNAUTHORIZED, "{id}");
+        let wait = retry_after(&reply);
+        assert!((1..=30).contains(&wait), "{id}: Retry-After {wait}");
     }
     assert_eq!(
         jwks_server.fetches(),
         1,
         "the first fetch was less than 30 s ago"
     );
+
+    // A key the authorization server added inside the cool-down: its token cannot be
+    // checked yet (not "invalid"), and once the cool-down is over it fetches the set anew.
+    let added = SigningKey::ec("e2");
+    *jwks_server.document.lock().unwrap() = jwks(&[&rsa, &added]);
+    let token = added.token(claims.clone());
+    let reply = send(addr, bearer(list_tools(addr), &token)).await;
+    assert!(retry_after(&reply) <= 30);
+    assert_eq!(jwks_server.fetches(), 1);
+    jump(Duration::from_secs(31)).await;
+    let reply = send(addr, bearer(list_tools(addr), &token)).await;
+    assert_eq!(reply.status, StatusCode::OK);
+    assert_eq!(jwks_server.fetches(), 2);
+    // Past the cool-down a key id still unknown after the fetch is an invalid token.
+    jump(Duration::from_secs(31)).await;
+    let stranger = SigningKey::ec("x4").token(claims);
+    let reply = send(addr, bearer(list_tools(addr), &stranger)).await;
+    assert_eq!(reply.status, StatusCode::UNAUTHORIZED);
+    assert_eq!(jwks_server.fetches(), 3);
+}
+
+#[tokio::test]
+async fn a_key_removed_from_the_jwks_stops_admitting_once_the_key_set_is_older_than_its_max_age() {
+    let old = SigningKey::rsa("r1");
+    let kept = SigningKey::ec("e1");
+    let jwks_server = JwksServer::start(jwks(&[&old, &kept])).await;
+    let verifier = JwksVerifier::new(&jwks_server.url, ISSUER, RESOURCE)
+        .expect("verifier")
+        .with_key_set_max_age(Duration::from_secs(60), Duration::from_secs(60))
+        // Remembered far longer than the key set's age: only the refetch can forget it.
+        .with_token_cache(16, Duration::from_secs(3600));
+    let running = serve_service(preferences_service(verifier)).await;
+    let addr = running.addr;
+    let claims = json!({"sub": "a", "scope": "prefs:read"});
+    let remembered = old.token(claims.clone());
+    let status =
+        |token: String| async move { send(addr, bearer(list_tools(addr), &token)).await.status };
+    assert_eq!(status(remembered.clone()).await, StatusCode::OK);
+    assert_eq!(jwks_server.fetches(), 1);
+
+    // The authorization server revokes the key. Within the set's age nothing is fetched.
+    *jwks_server.document.lock().unwrap() = jwks(&[&kept]);
+    jump(Duration::from_secs(59)).await;
+    assert_eq!(status(remembered.clone()).await, StatusCode::OK);
+    assert_eq!(jwks_server.fetches(), 1);
+
+    // Older than its age, the set is fetched again and the removed key verifies nothing, the
+    // tokens it verified included: they name a key id the set lacks, which inside the
+    // cool-down of that fetch cannot be looked for again (503), and after it is not found
+    // (401). A token of a key still in the set passes throughout.
+    jump(Duration::from_secs(2)).await;
+    let reply = send(addr, bearer(list_tools(addr), &remembered)).await;
+    assert!(retry_after(&reply) <= 30);
+    assert_eq!(jwks_server.fetches(), 2);
+    let reply = send(addr, bearer(list_tools(addr), &old.token(claims.clone()))).await;
+    assert!(retry_after(&reply) <= 30);
+    assert_eq!(status(kept.token(claims.clone())).await, StatusCode::OK);
+    jump(Duration::from_secs(31)).await;
+    assert_eq!(status(remembered).await, StatusCode::UNAUTHORIZED);
+    assert_eq!(jwks_server.fetches(), 3);
+    assert_eq!(status(kept.token(claims)).await, StatusCode::OK);
+    assert_eq!(jwks_server.fetches(), 3, "the new set is kept for its age");
+}
+
+#[tokio::test]
+async fn the_key_set_lives_as_long_as_its_cache_control_says_within_the_configured_range() {
+    let rsa = SigningKey::rsa("r1");
+    let jwks_server = JwksServer::start(jwks(&[&rsa])).await;
+    *jwks_server.cache_control.lock().unwrap() = Some("public, max-age=120".to_owned());
+    let verifier = JwksVerifier::new(&jwks_server.url, ISSUER, RESOURCE)
+        .expect("verifier")
+        .with_key_set_max_age(Duration::from_secs(1), Duration::from_secs(3600));
+    let running = serve_service(preferences_service(verifier)).await;
+    let addr = running.addr;
+    let token = rsa.token(json!({"sub": "a", "scope": "prefs:read"}));
+    let ok = || async { send(addr, bearer(list_tools(addr), &token)).await.status };
+    assert_eq!(ok().await, StatusCode::OK);
+    jump(Duration::from_secs(100)).await;
+    assert_eq!(ok().await, StatusCode::OK);
+    assert_eq!(jwks_server.fetches(), 1, "100 s into a 120 s age");
+    jump(Duration::from_secs(21)).await;
+    assert_eq!(ok().await, StatusCode::OK);
+    assert_eq!(jwks_server.fetches(), 2, "past 120 s");
+}
+
+#[tokio::test]
+async fn an_expired_key_set_that_cannot_be_fetched_admits_no_token() {
+    let rsa = SigningKey::rsa("r1");
+    let jwks_server = JwksServer::start(jwks(&[&rsa])).await;
+    let verifier = JwksVerifier::new(&jwks_server.url, ISSUER, RESOURCE)
+        .expect("verifier")
+        .with_key_set_max_age(Duration::from_secs(60), Duration::from_secs(60));
+    let running = serve_service(preferences_service(verifier)).await;
+    let addr = running.addr;
+    let token = rsa.token(json!({"sub": "a", "scope": "prefs:read"}));
+    let reply = send(addr, bearer(list_tools(addr), &token)).await;
+    assert_eq!(reply.status, StatusCode::OK);
+    // The JWKS server fails: once the set is older than its age, a token (remembered or
+    // not) cannot be checked, and the cool-down bounds the fetches that find out.
+    jwks_server
+        .failing
+        .store(true, std::sync::atomic::Ordering::SeqCst);
+    jump(Duration::from_secs(61)).await;
+    for _ in 0..3 {
+        let reply = send(addr, bearer(list_tools(addr), &token)).await;
+        assert!(retry_after(&reply) <= 30);
+    }
+    assert_eq!(jwks_server.fetches(), 2);
 }
 
 #[tokio::test]

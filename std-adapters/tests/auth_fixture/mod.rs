@@ -2,7 +2,7 @@
 //! keys made on the spot), tokens, and a JWKS served on loopback.
 #![allow(dead_code)] // each test file uses a part of it
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use bytes::Bytes;
@@ -75,12 +75,15 @@ pub fn jwks(keys: &[&SigningKey]) -> String {
     serde_json::to_string(&set).expect("JWKS")
 }
 
-/// The authorization server's JWKS endpoint: a document the test can change, and how often
-/// it was fetched.
+/// The authorization server's JWKS endpoint: a document and a `Cache-Control` the test can
+/// change, and how often it was fetched.
 #[derive(Clone)]
 pub struct JwksServer {
     pub url: String,
     pub document: Arc<Mutex<String>>,
+    pub cache_control: Arc<Mutex<Option<String>>>,
+    /// Set: every fetch is answered 500.
+    pub failing: Arc<AtomicBool>,
     fetches: Arc<AtomicUsize>,
 }
 
@@ -91,6 +94,8 @@ impl JwksServer {
         let server = JwksServer {
             url,
             document: Arc::new(Mutex::new(document)),
+            cache_control: Arc::new(Mutex::new(None)),
+            failing: Arc::new(AtomicBool::new(false)),
             fetches: Arc::new(AtomicUsize::new(0)),
         };
         let state = server.clone();
@@ -100,7 +105,16 @@ impl JwksServer {
                 let state = state.clone();
                 async move {
                     state.fetches.fetch_add(1, Ordering::SeqCst);
-                    state.document.lock().expect("lock").clone()
+                    let mut response =
+                        http::Response::new(state.document.lock().expect("lock").clone());
+                    if state.failing.load(Ordering::SeqCst) {
+                        *response.status_mut() = http::StatusCode::INTERNAL_SERVER_ERROR;
+                    }
+                    if let Some(value) = state.cache_control.lock().expect("lock").clone() {
+                        let value = value.parse().expect("header value");
+                        response.headers_mut().insert("cache-control", value);
+                    }
+                    response
                 }
             }),
         );

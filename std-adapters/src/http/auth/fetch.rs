@@ -1,11 +1,13 @@
 //! One bounded `GET` for a small document (the JWKS): a fresh connection, `http` or (with
-//! feature `tls`) `https`, the body cut off at a limit. Fetches are rare, so nothing is
-//! pooled.
+//! feature `tls`) `https`, the body cut off at a limit, and how long the server lets it be
+//! cached. Fetches are rare, so nothing is pooled.
 
 use std::fmt;
+use std::time::Duration;
 
 use bytes::Bytes;
-use http::header::{ACCEPT, HOST};
+use http::HeaderMap;
+use http::header::{ACCEPT, CACHE_CONTROL, HOST};
 use http_body_util::{BodyExt, Empty, Limited};
 use hyper_util::rt::TokioIo;
 use tokio::io::{AsyncRead, AsyncWrite};
@@ -40,8 +42,21 @@ impl fmt::Display for FetchError {
     }
 }
 
+/// A document fetched.
+#[derive(Debug)]
+pub(crate) struct Fetched {
+    pub(crate) body: Bytes,
+    /// How long the response may be used, from its `Cache-Control` (`max-age`; zero for
+    /// `no-cache` or `no-store`), if it says.
+    pub(crate) max_age: Option<Duration>,
+}
+
 /// `GET url`, expecting `200` and at most `limit` bytes. The caller bounds the time.
-pub(crate) async fn get(url: &http::Uri, limit: usize, roots: Roots) -> Result<Bytes, FetchError> {
+pub(crate) async fn get(
+    url: &http::Uri,
+    limit: usize,
+    roots: Roots,
+) -> Result<Fetched, FetchError> {
     let host = url.host().ok_or(FetchError::Http("no host".into()))?;
     let host = host.trim_start_matches('[').trim_end_matches(']');
     let https = url.scheme_str() == Some("https");
@@ -62,7 +77,7 @@ pub(crate) async fn get(url: &http::Uri, limit: usize, roots: Roots) -> Result<B
     get_over(stream, url, limit).await
 }
 
-async fn get_over<IO>(io: IO, url: &http::Uri, limit: usize) -> Result<Bytes, FetchError>
+async fn get_over<IO>(io: IO, url: &http::Uri, limit: usize) -> Result<Fetched, FetchError>
 where
     IO: AsyncRead + AsyncWrite + Unpin + Send + 'static,
 {
@@ -83,8 +98,12 @@ where
         if response.status() != http::StatusCode::OK {
             return Err(FetchError::Status(response.status()));
         }
+        let max_age = max_age(response.headers());
         match Limited::new(response.into_body(), limit).collect().await {
-            Ok(body) => Ok(body.to_bytes()),
+            Ok(body) => Ok(Fetched {
+                body: body.to_bytes(),
+                max_age,
+            }),
             Err(e) if e.is::<http_body_util::LengthLimitError>() => Err(FetchError::TooLarge),
             Err(e) => Err(FetchError::Http(e.to_string())),
         }
@@ -92,4 +111,55 @@ where
     .await;
     connection.abort();
     result
+}
+
+/// The freshness lifetime `Cache-Control` gives a response (RFC 9111 section 5.2.2): zero
+/// when it must not be reused without a check (`no-cache`, `no-store`), else its `max-age`;
+/// `None` when it says neither (or says it unreadably).
+fn max_age(headers: &HeaderMap) -> Option<Duration> {
+    let mut age = None;
+    let directives = headers
+        .get_all(CACHE_CONTROL)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','));
+    for directive in directives {
+        let (name, value) = directive.split_once('=').unwrap_or((directive, ""));
+        let name = name.trim();
+        if name.eq_ignore_ascii_case("no-cache") || name.eq_ignore_ascii_case("no-store") {
+            return Some(Duration::ZERO);
+        }
+        if name.eq_ignore_ascii_case("max-age") && age.is_none() {
+            let seconds = value.trim().trim_matches('"');
+            age = seconds.parse::<u64>().ok().map(Duration::from_secs);
+        }
+    }
+    age
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn age_of(values: &[&str]) -> Option<Duration> {
+        let mut headers = HeaderMap::new();
+        for v in values {
+            headers.append(CACHE_CONTROL, v.parse().unwrap());
+        }
+        max_age(&headers)
+    }
+
+    #[test]
+    fn cache_control_gives_the_max_age() {
+        let secs = |s| Some(Duration::from_secs(s));
+        assert_eq!(age_of(&[]), None);
+        assert_eq!(age_of(&["public, max-age=600"]), secs(600));
+        assert_eq!(age_of(&["Max-Age = \"90\""]), secs(90));
+        assert_eq!(age_of(&["public", "max-age=60, must-revalidate"]), secs(60));
+        assert_eq!(age_of(&["max-age=600, no-cache"]), secs(0));
+        assert_eq!(age_of(&["no-store"]), secs(0));
+        assert_eq!(age_of(&["max-age=soon"]), None);
+        assert_eq!(age_of(&["max-age=-5"]), None);
+        assert_eq!(age_of(&["max-age=99999999999999999999999"]), None);
+    }
 }
