@@ -91,10 +91,12 @@ fn legacy(id: u64, method: &str, params: Value) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
 }
 
-/// The status, the challenge and the body of a response read whole.
-async fn answer(
-    response: hyper::Response<snodo_std::http::McpBody>,
+/// `request` answered by `bridge`, read whole: its status, challenge and body.
+async fn call(
+    bridge: &BridgeService,
+    request: Request<Full<Bytes>>,
 ) -> (StatusCode, String, String) {
+    let response = bridge.handle(request).await;
     let status = response.status();
     let challenge = response
         .headers()
@@ -119,13 +121,11 @@ fn the_bridge_checks_tokens_and_per_target_scopes_in_both_eras() {
         let user = "alice.dev-use";
         let relay = tool_call(1, "set_relay", json!({"channel": 0, "on": true}));
 
-        let (status, challenge, _) =
-            answer(bridge.handle(post(&relay, None, true, None)).await).await;
+        let (status, challenge, _) = call(&bridge, post(&relay, None, true, None)).await;
         assert_eq!(status, StatusCode::UNAUTHORIZED);
         assert!(challenge.starts_with("Bearer "), "{challenge}");
 
-        let (status, challenge, _) =
-            answer(bridge.handle(post(&relay, Some(user), true, None)).await).await;
+        let (status, challenge, _) = call(&bridge, post(&relay, Some(user), true, None)).await;
         assert_eq!(status, StatusCode::FORBIDDEN);
         assert!(
             challenge.contains("scope=\"dev-use relay-write\""),
@@ -134,8 +134,7 @@ fn the_bridge_checks_tokens_and_per_target_scopes_in_both_eras() {
 
         // A reading tool without a scope of its own reaches the device.
         let read = tool_call(2, "read_sensor", json!({"channel": 0}));
-        let (status, _, body) =
-            answer(bridge.handle(post(&read, Some(user), true, None)).await).await;
+        let (status, _, body) = call(&bridge, post(&read, Some(user), true, None)).await;
         assert_eq!(status, StatusCode::OK, "{body}");
 
         // A 2025-11-25 session of the same user: no MCP headers, the same refusals.
@@ -155,12 +154,7 @@ fn the_bridge_checks_tokens_and_per_target_scopes_in_both_eras() {
             .to_owned();
         let session = Some(session.as_str());
         let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
-        let (status, _, _) = answer(
-            bridge
-                .handle(post(&initialized, Some(user), false, session))
-                .await,
-        )
-        .await;
+        let (status, _, _) = call(&bridge, post(&initialized, Some(user), false, session)).await;
         assert_eq!(status, StatusCode::ACCEPTED);
         for (request, scope) in [
             (
@@ -176,12 +170,8 @@ fn the_bridge_checks_tokens_and_per_target_scopes_in_both_eras() {
                 "dev-info",
             ),
         ] {
-            let (status, challenge, body) = answer(
-                bridge
-                    .handle(post(&request, Some(user), false, session))
-                    .await,
-            )
-            .await;
+            let (status, challenge, body) =
+                call(&bridge, post(&request, Some(user), false, session)).await;
             assert_eq!(status, StatusCode::FORBIDDEN, "{request}: {body}");
             assert!(
                 challenge.contains(&format!("scope=\"dev-use {scope}\"")),
@@ -196,24 +186,14 @@ fn the_bridge_checks_tokens_and_per_target_scopes_in_both_eras() {
             "tools/call",
             json!({"name": "read_sensor", "arguments": {"channel": 0}}),
         );
-        let (status, _, _) = answer(
-            bridge
-                .handle(post(&other, Some("bob.dev-use"), false, session))
-                .await,
-        )
-        .await;
+        let (status, _, _) = call(&bridge, post(&other, Some("bob.dev-use"), false, session)).await;
         assert_eq!(status, StatusCode::NOT_FOUND);
 
         // With the scopes the session's requests get through, the relay's confirmation
         // bridged to the client.
         let granted = "alice.dev-use+relay-write+dev-info";
         let info = legacy(6, "resources/read", json!({"uri": "device://info"}));
-        let (status, _, body) = answer(
-            bridge
-                .handle(post(&info, Some(granted), false, session))
-                .await,
-        )
-        .await;
+        let (status, _, body) = call(&bridge, post(&info, Some(granted), false, session)).await;
         assert_eq!(status, StatusCode::OK, "{body}");
         assert!(body.contains("relays"), "{body}");
         let switch = legacy(

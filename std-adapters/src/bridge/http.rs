@@ -14,6 +14,12 @@
 //! `GET` or `DELETE`, take the HTTP server's legacy path ([`crate::legacy::http`]) with the
 //! device as its backend ([`DeviceBackend`]): the sessions, their streams and the bridged
 //! input requests are the server's own.
+//!
+//! With [`BridgeService::with_auth`] (feature `auth`) the endpoint is the OAuth resource
+//! server of [`crate::http::auth`]: the token and the endpoint's scopes are checked after
+//! the admission, the scopes of each request's tool, resource or prompt on its parsed body
+//! (in both eras) before it is relayed or taken by its session, and legacy sessions are
+//! bound to the token's subject. The device is not told the subject.
 
 use std::convert::Infallible;
 use std::io;
@@ -143,7 +149,7 @@ impl BridgeService {
                 Ok(route) => {
                     if let Message::Request(request) = message {
                         if let Err(refusal) = grant::admit(grant.as_ref(), request) {
-                            return refusal;
+                            return *refusal;
                         }
                     }
                     let side = &*self.legacy;
@@ -177,7 +183,7 @@ impl BridgeService {
                     return json(StatusCode::BAD_REQUEST, Bytes::from(buf));
                 }
                 if let Err(refusal) = grant::admit(grant.as_ref(), &request) {
-                    return refusal;
+                    return *refusal;
                 }
             }
             // A client's response: the device never asks anything, so there is nothing to

@@ -38,7 +38,10 @@ pub(crate) fn take(parts: &mut Parts) -> Option<Grant> {
 
 /// `Ok` when there is no grant or it reaches `request`'s target; otherwise the refusal
 /// (`403 insufficient_scope`) to answer with, before anything runs.
-pub(crate) fn admit(grant: Option<&Grant>, request: &Request<'_>) -> Result<(), Response<McpBody>> {
+pub(crate) fn admit(
+    grant: Option<&Grant>,
+    request: &Request<'_>,
+) -> Result<(), Box<Response<McpBody>>> {
     match grant {
         #[cfg(feature = "auth")]
         Some(grant) => grant.admit(request),

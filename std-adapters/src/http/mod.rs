@@ -103,8 +103,9 @@
 //!   and updates of the resources it subscribed to, from the [`EventBus`](crate::events)
 //!   given to [`McpService::with_events`]; `DELETE` ends the session.
 //!
-//! Host, Origin and authentication rules hold for both eras, and a session is reachable only
-//! by the principal that opened it. Sessions are bounded by [`SessionLimits`] (how many, idle
+//! Host, Origin and authentication rules hold for both eras (a request's per-target scopes
+//! are read from its body, which a 2025-11-25 request carries without `Mcp-Method` or
+//! `Mcp-Name` headers), and a session is reachable only by the principal that opened it. Sessions are bounded by [`SessionLimits`] (how many, idle
 //! expiry, subscriptions and waiting answers per session) and live in this process: behind a
 //! balancer, legacy clients need sticky sessions (`docs/deploy.md`).
 //!

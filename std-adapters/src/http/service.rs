@@ -184,9 +184,10 @@ impl<A: AsyncHandler + 'static> McpService<A> {
     }
 
     /// Makes the endpoint an OAuth resource server: its metadata served, every request's
-    /// bearer token checked (after the HTTP admission rules, before the body is read) and
-    /// its subject the principal, overriding [`with_principal`](Self::with_principal). See
-    /// [`auth`](super::auth).
+    /// bearer token and the endpoint's scopes checked (after the HTTP admission rules,
+    /// before the body is read), the scopes of its tool, resource or prompt checked on the
+    /// parsed body (both eras), and its subject the principal, overriding
+    /// [`with_principal`](Self::with_principal). See [`auth`](super::auth).
     #[cfg(feature = "auth")]
     #[must_use]
     pub fn with_auth(self, auth: super::auth::Authorization) -> Self {
@@ -379,9 +380,7 @@ async fn run<A: AsyncHandler + 'static>(
         let Ok(message) = parsed else {
             return Ok(());
         };
-        let reaches = |request| {
-            grant::admit(grant.as_ref(), request).map_err(|refusal| Diverted::Refused(refusal))
-        };
+        let reaches = |request| grant::admit(grant.as_ref(), request).map_err(Diverted::Refused);
         match legacy::classify(message, &headers, eras) {
             Ok(HttpRoute::Modern) => {}
             Ok(route) => {
@@ -418,7 +417,7 @@ async fn run<A: AsyncHandler + 'static>(
             Some(Out::Reply(reply, StatusCode::BAD_REQUEST))
         }
         Ok(Err(Diverted::Era(refusal))) => Some(refusal),
-        Ok(Err(Diverted::Refused(refusal))) => Some(Out::Refused(Box::new(refusal))),
+        Ok(Err(Diverted::Refused(refusal))) => Some(Out::Refused(refusal)),
         Ok(Err(Diverted::Legacy(prepared))) => {
             let endpoint = legacy::Endpoint {
                 backend: legacy::ServerBackend(Arc::clone(&shared_server)),
@@ -506,7 +505,7 @@ enum Diverted<'a> {
     /// Its era is not served: the refusal.
     Era(Out),
     /// Its caller's token does not reach its target: the refusal.
-    Refused(Response<McpBody>),
+    Refused(Box<Response<McpBody>>),
 }
 
 /// A `subscriptions/listen` stream: the acknowledgement, then the events the filter wants

@@ -54,7 +54,7 @@ impl Grant {
     /// `Ok` when the caller holds every scope `request`'s tool, resource or prompt needs (as
     /// read from the parsed request: [`ScopePolicy`](super::ScopePolicy)); otherwise the
     /// `403 insufficient_scope` naming every scope the request needs.
-    pub(crate) fn admit(&self, request: &Request<'_>) -> Result<(), Response<McpBody>> {
+    pub(crate) fn admit(&self, request: &Request<'_>) -> Result<(), Box<Response<McpBody>>> {
         let target = self.auth.inner.resource.policy.for_request(request);
         if target.is_empty() {
             return Ok(());
@@ -160,13 +160,18 @@ impl Authorization {
             }
         };
         resource.policy.expand(&mut verified.scopes);
-        self.check_scopes(&verified, &[])?;
+        self.check_scopes(&verified, &[])
+            .map_err(|refusal| *refusal)?;
         Ok(verified)
     }
 
     /// `403 insufficient_scope` unless `caller` holds every scope the endpoint requires and
     /// every one of `target`'s.
-    fn check_scopes(&self, caller: &Verified, target: &[String]) -> Result<(), Response<McpBody>> {
+    fn check_scopes(
+        &self,
+        caller: &Verified,
+        target: &[String],
+    ) -> Result<(), Box<Response<McpBody>>> {
         let required = self.inner.resource.required();
         let needed = || required.iter().chain(target).map(String::as_str);
         if caller.has_all(needed()) {
@@ -179,11 +184,11 @@ impl Authorization {
                 scopes.push(scope);
             }
         }
-        Err(self.refuse(
+        Err(Box::new(self.refuse(
             StatusCode::FORBIDDEN,
             ChallengeError::InsufficientScope,
             &scopes,
-        ))
+        )))
     }
 
     fn refuse(

@@ -32,7 +32,8 @@ const MAX_SCOPES: usize = 256;
 /// response's `Cache-Control` `max-age`, clamped to
 /// [`with_key_set_max_age`](Self::with_key_set_max_age) (default 30 s to 5 min; 5 min when
 /// the response does not say). An older set verifies nothing: the next token fetches it
-/// again, and a key that left it verifies no more tokens, those remembered included. A token
+/// again (if that fetch fails, tokens are answered `503` until one succeeds), and a key
+/// that left it verifies no more tokens, those remembered included. A token
 /// naming a key id the set lacks fetches it again too. Fetches start at most once per
 /// [`with_min_refresh_interval`](Self::with_min_refresh_interval) (default 30 s; a token
 /// that would need one sooner is answered `503` with `Retry-After`), each bounded by

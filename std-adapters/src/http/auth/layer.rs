@@ -16,8 +16,9 @@ use crate::http::body::McpBody;
 /// [`Verified`](super::Verified) caller in the request's extensions, where `McpService`
 /// takes its principal from.
 ///
-/// The scope check trusts the `Mcp-Method` and `Mcp-Name` headers; `McpService` refuses a
-/// body that disagrees with them, and a service of one's own must do the same.
+/// The layer checks the token and the endpoint's own scopes; the scopes of the tool,
+/// resource or prompt a request targets are checked by the `McpService` behind it, on the
+/// body it parses (the layer leaves it what the token grants, in the same extensions).
 #[derive(Clone, Debug)]
 pub struct AuthLayer {
     auth: Authorization,

@@ -8,10 +8,15 @@
 //! - no token, or one that does not verify: `401` with
 //!   `WWW-Authenticate: Bearer resource_metadata="…"` (plus `scope` and `error="invalid_token"`
 //!   where they apply);
-//! - a token without the scopes the request needs (the endpoint's own, and those of the
-//!   tool, resource or prompt the `Mcp-Method` and `Mcp-Name` headers name — the core
-//!   refuses a body that disagrees with them): `403` with `error="insufficient_scope"` and
-//!   every scope the operation needs;
+//! - a token the keys cannot check yet (the JWKS is unreachable, or the token names a key
+//!   id the key set lacks inside the refetch cool-down): `503` with `Retry-After`;
+//! - a token without the scopes the request needs: `403` with `error="insufficient_scope"`
+//!   and every scope the operation needs. The endpoint's own scopes are checked with the
+//!   token, before the body is read; those of the tool, resource or prompt the request
+//!   targets ([`ScopePolicy`]) once the endpoint has parsed the body, from the body itself
+//!   (never from the `Mcp-Method`/`Mcp-Name` headers, which 2025-11-25 requests do not
+//!   carry), before anything runs — in both eras, on [`McpService`](super::McpService)
+//!   and on the serial bridge's HTTP side;
 //! - otherwise the token's subject is the round's principal, so state sealed for one user
 //!   does not open for another.
 //!
