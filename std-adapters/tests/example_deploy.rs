@@ -136,7 +136,8 @@ async fn the_example_serves_https_with_bearer_tokens_and_metrics() {
     for line in [
         r#"mcp_requests_total{method="tools/list",outcome="complete"} 1"#,
         r#"mcp_requests_total{method="unknown",outcome="unauthorized"} 1"#,
-        r#"mcp_requests_total{method="unknown",outcome="forbidden"} 1"#,
+        // Refused on its parsed body, so the refusal knows its method.
+        r#"mcp_requests_total{method="tools/call",outcome="forbidden"} 1"#,
     ] {
         assert!(text.lines().any(|l| l == line), "{line} in {text}");
     }

@@ -72,7 +72,8 @@ struct Cache {
 /// The keys of one JWKS document, and until when they verify.
 struct KeySet {
     keys: Vec<Key>,
-    /// When the set stops verifying anything (`None`: given inline, never refreshed).
+    /// When the set stops verifying anything (`None`: never; given inline, or with an age
+    /// beyond what an instant holds).
     expires: Option<Instant>,
 }
 
@@ -304,7 +305,8 @@ impl JwksVerifier {
                 let age = self.age(max_age);
                 let keys = Arc::new(KeySet {
                     keys: parse_jwks(&body),
-                    expires: Some(started + age),
+                    // An age past what an instant can hold: kept for good.
+                    expires: started.checked_add(age),
                 });
                 tracing::info!(keys = keys.keys.len(), ?age, %url, "JWKS fetched");
                 // Tokens a key that left the set verified are checked again, and fail.
