@@ -448,7 +448,8 @@ mod garbage {
             }
             input.extend_from_slice(&good.output);
             let frames = frames::<256>(framing, &input, chunk);
-            prop_assert_eq!(frames.last(), Some(&Ok(message)));
+            let expected = Ok(message);
+            prop_assert_eq!(frames.last(), Some(&expected));
         }
     }
 }

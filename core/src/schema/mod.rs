@@ -62,7 +62,13 @@ mod validate;
 mod violation;
 
 pub(crate) use noted::NotedMembers;
-#[cfg(feature = "schema-plans")]
+// Plans are kept only where the holder's atomics exist (see `server::plans`).
+#[cfg(all(
+    feature = "schema-plans",
+    target_has_atomic = "ptr",
+    target_has_atomic = "32",
+    target_has_atomic = "64"
+))]
 pub(crate) use plan::PLAN_WORDS;
 pub(crate) use plan::Plan;
 pub use types::TypeSet;

@@ -88,7 +88,12 @@ impl Plan {
 
     /// The words, to fill in place (a holder copying a kept plan out).
     #[cfg_attr(
-        not(feature = "schema-plans"),
+        not(all(
+            feature = "schema-plans",
+            target_has_atomic = "ptr",
+            target_has_atomic = "32",
+            target_has_atomic = "64"
+        )),
         allow(dead_code, reason = "see `PLAN_WORDS`")
     )]
     pub(crate) fn words_mut(&mut self) -> &mut [u32; PLAN_WORDS] {
@@ -97,7 +102,12 @@ impl Plan {
 
     /// The words to keep.
     #[cfg_attr(
-        not(feature = "schema-plans"),
+        not(all(
+            feature = "schema-plans",
+            target_has_atomic = "ptr",
+            target_has_atomic = "32",
+            target_has_atomic = "64"
+        )),
         allow(dead_code, reason = "see `PLAN_WORDS`")
     )]
     pub(crate) fn words(&self) -> &[u32; PLAN_WORDS] {
