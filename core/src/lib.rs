@@ -49,6 +49,7 @@
 //!   [`state::MAX_TOKEN_LEN`], [`state::KeyRing::CAPACITY`].
 #![no_std]
 #![forbid(unsafe_code)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs)]
 
 #[cfg(test)]
@@ -68,5 +69,10 @@ pub mod schema;
 pub mod server;
 pub mod state;
 
-// The README's examples (the typed layer's and the core's) are compiled and run as doctests
-// of `snodo-std`, which has both crates.
+// The workspace README's examples (the typed layer's and the core's) are compiled and run as
+// doctests of `snodo-std`, which has both crates.
+
+/// The crate README's examples, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

@@ -49,6 +49,7 @@
 //! - `bridge-bin` (default): the `snodo-bridge` binary.
 //!
 //! Metrics, health and the per-request `tracing` span ([`http::ops`]) need no feature.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
@@ -86,3 +87,8 @@ pub use server_slot::ServerSlot;
 #[cfg(all(doctest, feature = "typed"))]
 #[doc = include_str!("../../README.md")]
 pub struct ReadmeDoctests;
+
+/// The crate README's examples, compiled and run as doctests.
+#[cfg(all(doctest, feature = "typed"))]
+#[doc = include_str!("../README.md")]
+pub struct CrateReadmeDoctests;
