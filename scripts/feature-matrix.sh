@@ -4,7 +4,8 @@
 #
 #   snodo-core  the feature powerset to depth 2, on the host (clippy, all targets) and on
 #               thumbv7em-none-eabihf (check; `tracing` left out there: tracing-core needs alloc);
-#   snodo-std   each feature on its own (clippy, all targets).
+#   snodo-std   each feature on its own, the defaults, and none (clippy: the library and its
+#               binary), and its tests without default features (the workspace's clippy has the defaults).
 #
 # The Thumb build takes the rustup target when installed, Debian's build-std route otherwise
 # (scripts/cross-toolchain.sh), and says which.
@@ -19,7 +20,9 @@ cargo hack clippy -p snodo-core --locked --all-targets --feature-powerset --dept
   --exclude-features default -- -D warnings
 
 echo "features: snodo-std, each feature, host"
-cargo hack clippy -p snodo-std --locked --all-targets --each-feature -- -D warnings
+cargo hack clippy -p snodo-std --locked --each-feature -- -D warnings
+# Its tests and examples without default features (no serial bridge and nix, no typed layer).
+cargo clippy -p snodo-std --locked --no-default-features --all-targets -- -D warnings
 
 echo "features: snodo-core, powerset to depth 2, thumbv7em-none-eabihf"
 cross_route thumbv7em-none-eabihf

@@ -20,12 +20,15 @@ RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked
 # The core's private items too: its module docs are how a reader finds their way around.
 RUSTDOCFLAGS="-D warnings" cargo doc -p snodo-core --no-deps --locked --document-private-items
 
-step "core builds without std, without features and with defmt"
-cargo build -p snodo-core --locked --no-default-features
-cargo build -p snodo-core --locked --features defmt
+step "feature combinations: the core's powerset (host and Thumb), each of snodo-std's features"
+# Covers the core without features and with defmt alone, and snodo-std without defaults.
+scripts/feature-matrix.sh
 
-step "snodo-std without default features (no serial bridge and nix, no typed layer)"
-cargo clippy -p snodo-std --locked --no-default-features --all-targets -- -D warnings
+step "MSRV: both crates built and tested by rustc 1.85"
+scripts/msrv.sh
+
+step "supply chain: cargo-deny, publish dry runs, docs as docs.rs builds them"
+scripts/supply-chain.sh
 
 step "nginx for the cluster test (installed when missing)"
 if ! command -v nginx >/dev/null && [ ! -x /usr/sbin/nginx ]; then
