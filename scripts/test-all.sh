@@ -30,9 +30,12 @@ scripts/msrv.sh
 step "supply chain: cargo-deny, publish dry runs, docs as docs.rs builds them"
 scripts/supply-chain.sh
 
-step "nginx for the cluster test (installed when missing)"
-if ! command -v nginx >/dev/null && [ ! -x /usr/sbin/nginx ]; then
-  apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y nginx
+step "system packages the tests use, installed when missing: nginx (the cluster), jemalloc (memory given back)"
+missing=()
+command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || missing+=(nginx)
+[ -e /usr/lib/x86_64-linux-gnu/libjemalloc.so.2 ] || missing+=(libjemalloc2)
+if [ ${#missing[@]} -gt 0 ]; then
+  apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y "${missing[@]}"
 fi
 
 step "tests"

@@ -55,6 +55,7 @@
 
 #[cfg(all(unix, feature = "bridge"))]
 pub mod bridge;
+mod buffers;
 pub mod client;
 mod clock;
 pub mod events;

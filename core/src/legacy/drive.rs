@@ -93,14 +93,18 @@ pub struct Parts<'s> {
     pub store: &'s mut [u8],
 }
 
-/// Which of the [`Parts`] a write found too small.
+/// One of the [`Parts`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum Part {
     /// `requests[i]`.
     Request(usize),
+    /// `modern`.
+    Modern,
     /// `reply`.
     Reply,
+    /// `store`.
+    Store,
 }
 
 /// The caller's buffers for [`drive`].
@@ -113,6 +117,19 @@ pub trait Scratch {
     fn grow(&mut self, part: Part, required: usize) -> bool {
         let _ = (part, required);
         false
+    }
+
+    /// `part` is about to be written whole (the modern round's reply, which cannot grow
+    /// halfway through a handler): a scratch that holds it short makes it full size here.
+    fn lend(&mut self, part: Part) {
+        let _ = part;
+    }
+
+    /// Only the first `len` bytes of `part` are read from now on, until it is lent or grown
+    /// again: a scratch may give the rest back, so that a request waiting for the client's
+    /// answers holds only what its retry needs.
+    fn keep(&mut self, part: Part, len: usize) {
+        let _ = (part, len);
     }
 }
 
@@ -150,25 +167,31 @@ pub async fn drive<L: Link, S: Scratch>(
     let mut lens = [lifted, 0];
     let mut round = 0u8;
     loop {
+        scratch.lend(Part::Modern);
         let Parts {
             requests, modern, ..
         } = scratch.parts();
         let Some(len) = link.run(&requests[current][..lens[current]], modern).await else {
             return Bridged::Cancelled;
         };
-        let Parts { modern, reply, .. } = scratch.parts();
-        let len = len.min(modern.len());
-        let mut w = Writer::new(reply);
-        match settle(&modern[..len], &limits.json, &mut w) {
-            Ok(Settled::Final) => {
-                return match w.finish() {
-                    Ok(len) => Bridged::Reply(len),
-                    Err(_) => reply_error(scratch, id, "The response exceeds the output buffer"),
-                };
+        let len = len.min(scratch.parts().modern.len());
+        let settled = grown(scratch, Part::Reply, |p| {
+            let mut w = Writer::new(p.reply);
+            match settle(&p.modern[..len], &limits.json, &mut w) {
+                Ok(Settled::Final) => w.finish().map(|len| Ok(Some(len))),
+                Ok(Settled::InputRequired) => Ok(Ok(None)),
+                Err(e) => Ok(Err(e)),
             }
-            Ok(Settled::InputRequired) => {}
-            Err(_) => return reply_error(scratch, id, "The handler's reply could not be read"),
+        });
+        match settled {
+            Ok(Ok(Some(len))) => return Bridged::Reply(len),
+            Ok(Ok(None)) => {}
+            Ok(Err(_)) => return reply_error(scratch, id, "The handler's reply could not be read"),
+            Err(_) => return reply_error(scratch, id, "The response exceeds the output buffer"),
         }
+        // Waiting from here on: only the `input_required` result is read again.
+        scratch.keep(Part::Modern, len);
+        let Parts { modern, .. } = scratch.parts();
         // Past 255 legs `Leg::open` sees the bound too (`max_rounds` is a `u8`).
         round = round.saturating_add(1);
         let opened =
@@ -177,6 +200,18 @@ pub async fn drive<L: Link, S: Scratch>(
             Ok(leg) => leg,
             Err(e) => return reply_bridge_error(scratch, id, e),
         };
+        // The lifecycle's SHOULD NOT: no request to the client before it said it is ready.
+        if !link.session().initialized() {
+            return reply_with(scratch, |w| {
+                rpc::write_error(
+                    w,
+                    Some(id),
+                    ErrorCode::INVALID_REQUEST,
+                    NOT_INITIALIZED,
+                    None,
+                );
+            });
+        }
         link.waiting(true);
         let gathered = gather(link, scratch, limits, leg, len, id).await;
         link.waiting(false);
@@ -251,22 +286,27 @@ async fn gather<L: Link, S: Scratch>(
         ));
     }
     for index in 0..leg.len() {
-        let Parts { modern, reply, .. } = scratch.parts();
-        let mut w = Writer::new(reply);
-        let written = leg
-            .write_request(index, &modern[..len], limits, &mut w)
-            .and_then(|()| {
-                w.finish()
-                    .map_err(|_| BridgeError::Misuse("a bridged request exceeds the buffer"))
-            });
+        let written = grown(scratch, Part::Reply, |p| {
+            let mut w = Writer::new(p.reply);
+            match leg.write_request(index, &p.modern[..len], limits, &mut w) {
+                Ok(()) => w.finish().map(Ok),
+                Err(e) => Ok(Err(e)),
+            }
+        });
         let sent = match written {
-            Ok(message_len) => link.send(&reply[..message_len]).await,
-            Err(e) => return Err(reply_bridge_error(scratch, id, e)),
+            Ok(Ok(message_len)) => link.send(&scratch.parts().reply[..message_len]).await,
+            Ok(Err(e)) => return Err(reply_bridge_error(scratch, id, e)),
+            Err(_) => {
+                let misuse = BridgeError::Misuse("a bridged request exceeds the buffer");
+                return Err(reply_bridge_error(scratch, id, misuse));
+            }
         };
         if sent.is_err() {
             return Err(Bridged::Closed);
         }
     }
+    // Sent: the reply buffer is not read again while the request waits.
+    scratch.keep(Part::Reply, 0);
     while !leg.is_complete() {
         let mut refused = None;
         let (ended, reason) = match link.next_answer().await {
@@ -300,6 +340,18 @@ async fn gather<L: Link, S: Scratch>(
     Ok(leg)
 }
 
+/// The error a request that needs the client's input ends with when the client has not sent
+/// `notifications/initialized` yet.
+const NOT_INITIALIZED: &str = "The server needs the client's input for this request, and may \
+                               not ask before notifications/initialized: send it, then call \
+                               again";
+
+/// The error a request ends with when the client's answer to its bridged request is not a
+/// response the server can use.
+const MALFORMED_ANSWER: &str = "The client's answer to the server's request is not a valid \
+                                response: its result must be an object, its error an integer \
+                                code and a string message";
+
 /// What one answer did.
 enum Taken {
     /// Recorded (or ignored): wait on.
@@ -320,13 +372,28 @@ fn take_answer<S: Scratch>(
     id: Id<'_>,
 ) -> Taken {
     let Ok(response) = answer.response(&limits.json) else {
-        return Taken::Ended(reply_error(
-            scratch,
-            id,
-            "The client's answer could not be read",
-        ));
+        // Answered, but not usably: the request ends now rather than at the wait's timeout.
+        let ended = reply_with(scratch, |w| {
+            rpc::write_error(
+                w,
+                Some(id),
+                ErrorCode::INVALID_PARAMS,
+                MALFORMED_ANSWER,
+                None,
+            );
+        });
+        return match answer.bridge_id() {
+            Some(bridge_id) => Taken::Refused(bridge_id, ended),
+            None => Taken::Ended(ended),
+        };
     };
-    match leg.accept(&response, scratch.parts().store) {
+    let mut accepted = leg.accept(&response, scratch.parts().store);
+    if let Err(AnswerError::StoreFull { required }) = accepted {
+        if scratch.grow(Part::Store, required) {
+            accepted = leg.accept(&response, scratch.parts().store);
+        }
+    }
+    match accepted {
         Ok(Accepted::Waiting { .. } | Accepted::Complete) => Taken::Recorded,
         Ok(Accepted::Refused {
             kind,

@@ -95,18 +95,25 @@ pub struct ReadAnswer<B> {
     outcome: OutcomeAt,
 }
 
-/// Where an [`Outcome`] lies in its message.
+/// Where an [`Outcome`] lies in its message, or why the answer has none.
 #[derive(Clone, Debug)]
 enum OutcomeAt {
     Result(Range<usize>),
-    Error { code: i64, message: Range<usize> },
+    Error {
+        code: i64,
+        message: Range<usize>,
+    },
+    /// A response to a bridged request that is not usable (a `result` that is not an
+    /// object): still delivered, so the request it answers ends at once instead of waiting.
+    Malformed(MalformedResponse),
 }
 
 impl<B: AsRef<[u8]>> ReadAnswer<B> {
     /// `response`, which [`rpc::parse`] read from `message`, held with `copy(message)` (the
     /// bytes the transport keeps, e.g. `Bytes::copy_from_slice`); `None` when no bridged
-    /// request can wait for it (its id is not a [`BridgeId`]), when it is not a usable
-    /// response ([`ClientResponse::from_rpc`]), or when the copy is not as long as `message`.
+    /// request can wait for it (its id is not a [`BridgeId`]) or when the copy is not as long
+    /// as `message`. A response that is not usable ([`ClientResponse::from_rpc`]) is kept
+    /// with why, for the request it answers to end with an error.
     pub fn new(
         message: &[u8],
         response: &Response<'_>,
@@ -116,18 +123,18 @@ impl<B: AsRef<[u8]>> ReadAnswer<B> {
         let Id::Str(id_text) = response.id else {
             return None;
         };
-        let read = ClientResponse::from_rpc(response).ok()?;
-        let outcome = match read.outcome {
-            Outcome::Result(result) => {
+        let outcome = match ClientResponse::from_rpc(response).map(|read| read.outcome) {
+            Ok(Outcome::Result(result)) => {
                 OutcomeAt::Result(range_in(message, result.as_value().raw())?)
             }
-            Outcome::Error {
+            Ok(Outcome::Error {
                 code,
                 message: text,
-            } => OutcomeAt::Error {
+            }) => OutcomeAt::Error {
                 code,
                 message: range_in(message, text.raw())?,
             },
+            Err(malformed) => OutcomeAt::Malformed(malformed),
         };
         let id_at = range_in(message, id_text.raw())?;
         let bytes = copy(message);
@@ -149,7 +156,8 @@ impl<B: AsRef<[u8]>> ReadAnswer<B> {
         self.bytes.as_ref()
     }
 
-    /// The response, viewed again where [`ReadAnswer::new`] found its parts.
+    /// The response, viewed again where [`ReadAnswer::new`] found its parts (`None` for one
+    /// that is not usable).
     pub fn response(&self) -> Option<ClientResponse<'_>> {
         let bytes = self.bytes.as_ref();
         let id = Id::Str(JsonStr::from_validated(bytes.get(self.id_at.clone())?));
@@ -161,6 +169,7 @@ impl<B: AsRef<[u8]>> ReadAnswer<B> {
                 code: *code,
                 message: JsonStr::from_validated(bytes.get(message.clone())?),
             },
+            OutcomeAt::Malformed(_) => return None,
         };
         Some(ClientResponse { id, outcome })
     }
@@ -170,6 +179,12 @@ impl<B: AsRef<[u8]>> ReadAnswer<B> {
 pub trait ClientAnswer {
     /// The response, or why it cannot be used.
     fn response(&self, limits: &Limits) -> Result<ClientResponse<'_>, MalformedResponse>;
+
+    /// The bridged request it answers, when known without reading it (an unusable answer
+    /// then needs no cancellation).
+    fn bridge_id(&self) -> Option<BridgeId> {
+        None
+    }
 }
 
 /// Bytes [`drive`](fn@super::drive) reads itself ([`parse_response`]).
@@ -182,7 +197,14 @@ impl ClientAnswer for &[u8] {
 /// An answer read where it arrived: viewed again, not scanned.
 impl<B: AsRef<[u8]>> ClientAnswer for ReadAnswer<B> {
     fn response(&self, _: &Limits) -> Result<ClientResponse<'_>, MalformedResponse> {
+        if let OutcomeAt::Malformed(malformed) = self.outcome {
+            return Err(malformed);
+        }
         ReadAnswer::response(self).ok_or(MalformedResponse("the answer's bytes changed"))
+    }
+
+    fn bridge_id(&self) -> Option<BridgeId> {
+        Some(self.id)
     }
 }
 
@@ -232,15 +254,26 @@ mod tests {
     }
 
     #[test]
-    fn only_usable_answers_to_bridged_requests_are_held() {
+    fn only_answers_to_bridged_requests_are_held_and_unusable_ones_say_why() {
         for text in [
             r#"{"jsonrpc":"2.0","id":7,"result":{}}"#,
             r#"{"jsonrpc":"2.0","id":"client-1","result":{}}"#,
+        ] {
+            assert!(read(text).is_none(), "{text}");
+        }
+        for text in [
             r#"{"jsonrpc":"2.0","id":"snodo-bridge-1","result":[]}"#,
+            r#"{"jsonrpc":"2.0","id":"snodo-bridge-1","result":"yes"}"#,
             r#"{"jsonrpc":"2.0","id":"snodo-bridge-1","result":{},"error":{"code":1,"message":"x"}}"#,
             r#"{"jsonrpc":"2.0","id":"snodo-bridge-1","error":{"code":"1","message":"x"}}"#,
         ] {
-            assert!(read(text).is_none(), "{text}");
+            let held = read(text).unwrap_or_else(|| panic!("held for its request: {text}"));
+            assert_eq!(held.bridge_id(), Some(BridgeId(1)), "{text}");
+            assert!(held.response().is_none(), "{text}");
+            assert!(
+                ClientAnswer::response(&held, &Limits::default()).is_err(),
+                "{text}"
+            );
         }
         let message = br#"{"jsonrpc":"2.0","id":"snodo-bridge-1","result":{}}"#;
         let Ok(Incoming::Response(response)) = rpc::parse(message, &Limits::default()) else {

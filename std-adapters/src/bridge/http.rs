@@ -43,6 +43,7 @@ use tokio::sync::watch;
 use super::device::{Answer, Device, DeviceError};
 use super::rounds::DeviceBackend;
 use super::stdio::{error_reply, failure_reply};
+use crate::buffers::{BufferPool, KEEP_IDLE};
 use crate::http::HttpConfig;
 use crate::http::admission;
 use crate::http::admission::Admitted;
@@ -79,7 +80,11 @@ impl BridgeService {
     pub fn new(device: Device, config: HttpConfig) -> Self {
         let legacy = LegacySide {
             backend: DeviceBackend::new(device.clone()),
-            sessions: Sessions::new(config.legacy_sessions, config.bridge.max_waiting),
+            sessions: Sessions::new(
+                config.legacy_sessions,
+                config.bridge.max_waiting,
+                Arc::new(BufferPool::new(config.max_response_len, KEEP_IDLE)),
+            ),
             in_flight: Arc::default(),
             closing: watch::Sender::new(false),
         };
@@ -217,7 +222,6 @@ impl BridgeService {
                 backend: side.backend.clone(),
                 sessions: &side.sessions,
                 in_flight: &side.in_flight,
-                response_len: config.max_response_len,
                 bridge: config.bridge,
             };
             let principal = principal.as_deref();

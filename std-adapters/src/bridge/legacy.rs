@@ -17,7 +17,7 @@
 //! reply, as the MCP cancellation rules ask.
 
 use std::collections::VecDeque;
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use snodo_core::json::{Limits, Writer};
 use snodo_core::legacy::{BridgeId, RequestHandle, Session, parse_initialize};
@@ -27,6 +27,7 @@ use tokio::sync::{mpsc, oneshot};
 
 use super::device::Device;
 use super::rounds::{DeviceRounds, Known, lock};
+use crate::buffers::BufferPool;
 use crate::legacy::round::{
     Answer, BridgeBuffers, BridgeConfig, Bridged, Link, LinkClosed, WaitsFull,
 };
@@ -181,7 +182,9 @@ impl<'d> Host<'d> {
         mut queue: mpsc::Receiver<Queued>,
         output: mpsc::Sender<Vec<u8>>,
     ) {
-        let mut buffers = BridgeBuffers::new(MAX_REPLY, &self.bridge);
+        // One request at a time: one borrowed buffer, kept idle between rounds.
+        let pool = Arc::new(BufferPool::new(MAX_REPLY, 1));
+        let mut buffers = BridgeBuffers::new(pool, &self.bridge);
         while let Some(Queued(line, handle)) = queue.recv().await {
             // Viewed again in the line the reader read it from, without a scan.
             let (Some(request), Some(session)) = (handle.view(&line), self.legacy.session()) else {

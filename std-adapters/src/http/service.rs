@@ -4,7 +4,7 @@ use std::convert::Infallible;
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
@@ -32,6 +32,7 @@ use super::grant;
 use super::headers;
 use super::in_flight::{InFlight, RequestKey};
 use super::ops::{Metrics, Observation, Outcome};
+use crate::buffers::{BufferPool, KEEP_IDLE};
 use crate::clock::unix_seconds;
 use crate::events::{EventBus, ServerEvent, everything_wanted, next_event};
 use crate::handler::{AppRunner, AsyncHandler};
@@ -85,7 +86,7 @@ impl<A> Clone for Inner<A> {
 /// What every request of a service shares.
 struct Shared {
     in_flight: Arc<InFlight>,
-    buffers: BufferPool,
+    buffers: Arc<BufferPool>,
     /// Set once: every subscription stream ends with its closing response.
     closing: watch::Sender<bool>,
     /// The legacy (2025-11-25) sessions.
@@ -109,9 +110,6 @@ impl<A> fmt::Debug for McpService<A> {
     }
 }
 
-/// Idle output buffers kept for reuse.
-const KEEP_BUFFERS: usize = 64;
-
 impl<A: AsyncHandler + 'static> McpService<A> {
     /// The endpoint for `server`, with anonymous callers and no change events.
     pub fn new(server: Arc<Server<'static, A>>, config: HttpConfig) -> Self {
@@ -122,8 +120,12 @@ impl<A: AsyncHandler + 'static> McpService<A> {
     /// [`KeyRingReloader`](crate::keys::KeyRingReloader) replaces it when the key ring
     /// changes; requests in flight finish on the server they started with).
     pub fn with_slot(servers: ServerSlot<A>, config: HttpConfig) -> Self {
-        let buffers = BufferPool::new(config.max_response_len, KEEP_BUFFERS);
-        let sessions = Sessions::new(config.legacy_sessions, config.bridge.max_waiting);
+        let buffers = Arc::new(BufferPool::new(config.max_response_len, KEEP_IDLE));
+        let sessions = Sessions::new(
+            config.legacy_sessions,
+            config.bridge.max_waiting,
+            Arc::clone(&buffers),
+        );
         McpService {
             inner: Arc::new(Inner {
                 servers,
@@ -419,11 +421,13 @@ async fn run<A: AsyncHandler + 'static>(
         Ok(Err(Diverted::Era(refusal))) => Some(refusal),
         Ok(Err(Diverted::Refused(refusal))) => Some(Out::Refused(refusal)),
         Ok(Err(Diverted::Legacy(prepared))) => {
+            // The session's request borrows a buffer only while a round writes; this POST
+            // may wait minutes for its reply.
+            shared.buffers.give(std::mem::take(&mut out));
             let endpoint = legacy::Endpoint {
                 backend: legacy::ServerBackend(Arc::clone(&shared_server)),
                 sessions: &shared.sessions,
                 in_flight: &shared.in_flight,
-                response_len: inner.config.max_response_len,
                 bridge: inner.config.bridge,
             };
             let principal = principal.as_deref();
@@ -684,42 +688,4 @@ pub(crate) fn refused(refusal: Refusal) -> Response<McpBody> {
             .insert(ALLOW, HeaderValue::from_static("POST"));
     }
     response
-}
-
-/// Output buffers of one size, kept for reuse so that a request does not zero a fresh
-/// megabyte. Holds at most `keep` idle buffers.
-#[derive(Debug)]
-struct BufferPool {
-    size: usize,
-    keep: usize,
-    idle: Mutex<Vec<Vec<u8>>>,
-}
-
-impl BufferPool {
-    fn new(size: usize, keep: usize) -> Self {
-        BufferPool {
-            size,
-            keep,
-            idle: Mutex::new(Vec::new()),
-        }
-    }
-
-    fn take(&self) -> Vec<u8> {
-        let reused = self
-            .idle
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .pop();
-        reused.unwrap_or_else(|| vec![0; self.size])
-    }
-
-    fn give(&self, buf: Vec<u8>) {
-        if buf.len() != self.size {
-            return;
-        }
-        let mut idle = self.idle.lock().unwrap_or_else(PoisonError::into_inner);
-        if idle.len() < self.keep {
-            idle.push(buf);
-        }
-    }
 }

@@ -34,9 +34,11 @@ use tokio::time::Instant;
 
 use super::replay::{parse_event_id, priming};
 use super::round::{
-    Answer, BridgeConfig, BridgePool, Bridged, Link, LinkClosed, Local, Rounds, WaitsFull, bridge,
+    Answer, BridgeBuffers, BridgeConfig, Bridged, Link, LinkClosed, Local, Rounds, WaitsFull,
+    bridge,
 };
 use super::sessions::{Entry, RequestTicket, Sessions, StreamClaim, SubscribeRefused};
+use crate::buffers::BufferPool;
 use crate::events::{EventBus, ServerEvent, next_event};
 use crate::handler::AsyncHandler;
 use crate::http::McpBody;
@@ -143,8 +145,6 @@ pub(crate) struct Endpoint<'e, B: Backend> {
     pub(crate) backend: B,
     pub(crate) sessions: &'e Sessions,
     pub(crate) in_flight: &'e Arc<InFlight>,
-    /// The size of a request's output buffer.
-    pub(crate) response_len: usize,
     /// The bounds of the bridge.
     pub(crate) bridge: BridgeConfig,
 }
@@ -323,7 +323,6 @@ pub(crate) async fn post<B: Backend>(
         body: body.clone(),
         request,
         principal: principal.map(str::to_owned),
-        response_len: endpoint.response_len,
         bridge: endpoint.bridge,
     };
     // Over 2025-11-25 a dropped connection is not a cancellation: the request runs on,
@@ -336,7 +335,7 @@ pub(crate) async fn post<B: Backend>(
 /// stream `stream`.
 struct Job<B> {
     backend: B,
-    buffers: Arc<BridgePool>,
+    buffers: Arc<BufferPool>,
     in_flight: Arc<InFlight>,
     ticket: RequestTicket,
     stream: StreamEnd,
@@ -344,7 +343,6 @@ struct Job<B> {
     /// The request in `body`, read once by [`prepare`].
     request: RequestHandle,
     principal: Option<String>,
-    response_len: usize,
     bridge: BridgeConfig,
 }
 
@@ -379,7 +377,7 @@ impl<B: Backend> Job<B> {
                 std::future::pending::<()>().await;
             }
         };
-        let mut buffers = self.buffers.take(self.response_len, &self.bridge);
+        let mut buffers = BridgeBuffers::new(Arc::clone(&self.buffers), &self.bridge);
         let rounds = self.backend.rounds(principal);
         let bridged = bridge(
             &rounds,
@@ -394,7 +392,6 @@ impl<B: Backend> Job<B> {
             let reply = Bytes::copy_from_slice(buffers.reply(len));
             entry.streams().push(self.stream.stream, reply, true);
         }
-        self.buffers.give(buffers);
     }
 }
 

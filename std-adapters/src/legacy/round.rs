@@ -18,13 +18,14 @@
 //!   a transport can keep per session: [`Answers::wait_for`] registers one,
 //!   [`Answers::deliver`] routes a client's response, read once where it arrived
 //!   ([`Answer`]), by its [`BridgeId`].
-//! - [`BridgeBuffers`] are the core's [`Scratch`], made once and reused from request to
-//!   request (the requests and the reply grow when a message needs it).
+//! - [`BridgeBuffers`] are the core's [`Scratch`]: empty when a request starts, each grown to
+//!   what a message needs, and the modern round's reply buffer borrowed from a
+//!   [`BufferPool`] only while a round writes into it.
 
 use std::collections::HashMap;
 use std::future::{Future, poll_fn};
 use std::pin::{Pin, pin};
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::task::Poll;
 use std::time::Duration;
 
@@ -38,6 +39,7 @@ use snodo_core::rpc::Request;
 use snodo_core::server::{Handled, Notifier, Principal, Round, Server};
 use tokio::sync::oneshot;
 
+use crate::buffers::BufferPool;
 use crate::clock::unix_seconds;
 use crate::handler::{AsyncHandler, handle};
 
@@ -249,83 +251,65 @@ impl Answers {
     }
 }
 
-/// The loop's buffers, reused from request to request.
+/// The buffers one request of a legacy session works in. While the request waits for the
+/// client's answers it holds only what the retry needs: the previous request, the
+/// `input_required` result and the answers so far, each at its own length. The buffer a
+/// modern round writes its reply into is borrowed from the transport's [`BufferPool`] for
+/// that round only, and given back when the request ends or starts to wait.
 #[derive(Debug)]
 pub(crate) struct BridgeBuffers {
     /// The request the next round runs (the lifted request, then each retry).
     request: Vec<u8>,
     /// The retry being written.
     next: Vec<u8>,
-    /// The modern round's reply.
+    /// The modern round's reply: a pool's buffer while a round writes, then only the reply.
     modern: Vec<u8>,
     /// The legacy reply, and each bridged request on its way out.
     reply: Vec<u8>,
     /// The answers of the current leg.
     store: Vec<u8>,
+    /// Where `modern` comes from while a round writes.
+    pool: Arc<BufferPool>,
+    /// Most bytes `store` may grow to ([`BridgeConfig::max_answers_len`]).
+    max_answers_len: usize,
 }
 
+/// Room beyond the modern reply that its legacy lowering may take: lowering drops members,
+/// but an error naming missing capabilities may be longer than what it replaces.
+const LOWERING_ROOM: usize = 512;
+
 impl BridgeBuffers {
-    /// Buffers for replies of at most `max_response_len` bytes and answers of at most
-    /// [`BridgeConfig::max_answers_len`]. Zeroed memory: pages become resident only as
-    /// messages are written into them.
-    pub(crate) fn new(max_response_len: usize, config: &BridgeConfig) -> Self {
+    /// Empty buffers for one request: modern replies as large as `pool`'s buffers, answers
+    /// of at most [`BridgeConfig::max_answers_len`]. Each grows only to what a message needs.
+    pub(crate) fn new(pool: Arc<BufferPool>, config: &BridgeConfig) -> Self {
         BridgeBuffers {
             request: Vec::new(),
             next: Vec::new(),
-            modern: vec![0; max_response_len],
-            // Lowering drops members; an error naming missing capabilities may be longer.
-            reply: vec![0; max_response_len + 512],
-            store: vec![0; config.max_answers_len],
+            modern: Vec::new(),
+            reply: Vec::new(),
+            store: Vec::new(),
+            pool,
+            max_answers_len: config.max_answers_len,
         }
-    }
-
-    /// Whether these buffers have the sizes [`BridgeBuffers::new`] would give.
-    fn fits(&self, max_response_len: usize, config: &BridgeConfig) -> bool {
-        self.modern.len() == max_response_len && self.store.len() == config.max_answers_len
     }
 
     /// The reply [`Bridged::Reply`] names.
     pub(crate) fn reply(&self, len: usize) -> &[u8] {
         &self.reply[..len]
     }
-}
 
-/// Idle [`BridgeBuffers`] kept for the next request, at most `keep` of them: a transport
-/// that starts a bridge per request (HTTP) reuses them instead of zeroing megabytes anew.
-#[derive(Debug)]
-pub(crate) struct BridgePool {
-    keep: usize,
-    idle: Mutex<Vec<BridgeBuffers>>,
-}
-
-impl BridgePool {
-    /// A pool that keeps at most `keep` idle sets.
-    pub(crate) fn new(keep: usize) -> Self {
-        BridgePool {
-            keep,
-            idle: Mutex::new(Vec::new()),
+    /// Gives a borrowed modern buffer back, keeping its first `len` bytes.
+    fn give_back_modern(&mut self, len: usize) {
+        if self.modern.len() == self.pool.size() {
+            let kept = self.modern[..len.min(self.modern.len())].to_vec();
+            self.pool.give(std::mem::replace(&mut self.modern, kept));
         }
     }
+}
 
-    /// An idle set of the sizes asked for, or a new one.
-    pub(crate) fn take(&self, max_response_len: usize, config: &BridgeConfig) -> BridgeBuffers {
-        let reused = self
-            .idle
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .pop();
-        match reused {
-            Some(buffers) if buffers.fits(max_response_len, config) => buffers,
-            _ => BridgeBuffers::new(max_response_len, config),
-        }
-    }
-
-    /// Keeps `buffers` for a later request, unless the pool is full.
-    pub(crate) fn give(&self, buffers: BridgeBuffers) {
-        let mut idle = self.idle.lock().unwrap_or_else(PoisonError::into_inner);
-        if idle.len() < self.keep {
-            idle.push(buffers);
-        }
+impl Drop for BridgeBuffers {
+    fn drop(&mut self) {
+        self.give_back_modern(0);
     }
 }
 
@@ -342,15 +326,40 @@ impl Scratch for BridgeBuffers {
     }
 
     fn grow(&mut self, part: Part, required: usize) -> bool {
-        let buffer = match part {
-            Part::Request(0) => &mut self.request,
-            Part::Request(_) => &mut self.next,
-            Part::Reply => &mut self.reply,
+        let (buffer, most) = match part {
+            // A request is the client's (bounded by the transport's body limit) with the
+            // answers and the state token added, each bounded.
+            Part::Request(0) => (&mut self.request, usize::MAX),
+            Part::Request(_) => (&mut self.next, usize::MAX),
+            Part::Reply => (&mut self.reply, self.pool.size() + LOWERING_ROOM),
+            Part::Store => (&mut self.store, self.max_answers_len),
+            // Lent whole by `lend`: it never grows halfway through a write.
+            Part::Modern => return false,
         };
+        if required > most {
+            return false;
+        }
         if buffer.len() < required {
             buffer.resize(required, 0);
         }
         true
+    }
+
+    fn lend(&mut self, part: Part) {
+        if part == Part::Modern && self.modern.len() != self.pool.size() {
+            self.modern = self.pool.take();
+        }
+    }
+
+    fn keep(&mut self, part: Part, len: usize) {
+        match part {
+            Part::Modern => self.give_back_modern(len),
+            Part::Reply => {
+                self.reply.truncate(len);
+                self.reply.shrink_to_fit();
+            }
+            _ => {}
+        }
     }
 }
 
@@ -462,31 +471,5 @@ fn next_answer(
         Poll::Ready(None)
     } else {
         Poll::Pending
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::{BridgeConfig, BridgePool};
-
-    #[test]
-    fn the_pool_reuses_buffers_of_the_same_sizes_and_keeps_at_most_its_capacity() {
-        let config = BridgeConfig::default();
-        let pool = BridgePool::new(1);
-        let first = pool.take(4096, &config);
-        let address = first.modern.as_ptr();
-        pool.give(first);
-        // A second set beyond the capacity is dropped, not kept.
-        pool.give(pool_set(&config));
-        let reused = pool.take(4096, &config);
-        assert_eq!(reused.modern.as_ptr(), address);
-        // Buffers of another size are never handed out for this one.
-        pool.give(reused);
-        let other = pool.take(8192, &config);
-        assert_eq!(other.modern.len(), 8192);
-    }
-
-    fn pool_set(config: &BridgeConfig) -> super::BridgeBuffers {
-        super::BridgeBuffers::new(4096, config)
     }
 }

@@ -21,10 +21,8 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
 use tokio::time::Instant;
 
 use super::replay::Streams;
-use super::round::{Answers, BridgePool};
-
-/// Idle bridge buffers kept for later requests (each set is about two response buffers).
-const KEEP_BUFFERS: usize = 16;
+use super::round::Answers;
+use crate::buffers::BufferPool;
 
 /// The bounds of the legacy sessions of one endpoint.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -160,8 +158,8 @@ pub(crate) struct Sessions {
     max_waiting: usize,
     running: Arc<Semaphore>,
     table: Mutex<HashMap<SessionId, Arc<Entry>>>,
-    /// The bridge buffers of finished requests, for the next ones.
-    buffers: Arc<BridgePool>,
+    /// The output buffers the endpoint's rounds borrow while they write.
+    buffers: Arc<BufferPool>,
 }
 
 /// One open session.
@@ -192,19 +190,20 @@ struct State {
 }
 
 impl Sessions {
-    /// Sessions within `limits`, each with at most `max_waiting` bridged requests waiting.
-    pub(crate) fn new(limits: SessionLimits, max_waiting: usize) -> Self {
+    /// Sessions within `limits`, each with at most `max_waiting` bridged requests waiting,
+    /// whose rounds borrow their output buffers from `buffers`.
+    pub(crate) fn new(limits: SessionLimits, max_waiting: usize, buffers: Arc<BufferPool>) -> Self {
         Sessions {
             limits,
             max_waiting,
             running: Arc::new(Semaphore::new(limits.max_running)),
             table: Mutex::new(HashMap::new()),
-            buffers: Arc::new(BridgePool::new(KEEP_BUFFERS)),
+            buffers,
         }
     }
 
-    /// The pool of bridge buffers the endpoint's requests share.
-    pub(crate) fn buffers(&self) -> &Arc<BridgePool> {
+    /// The output buffers the endpoint's rounds borrow.
+    pub(crate) fn buffers(&self) -> &Arc<BufferPool> {
         &self.buffers
     }
 
@@ -459,9 +458,13 @@ mod tests {
         Session::new(LegacyVersion::V2025_11_25, ClientCapabilities::NONE)
     }
 
+    fn pool() -> Arc<BufferPool> {
+        Arc::new(BufferPool::new(4096, 1))
+    }
+
     #[tokio::test]
     async fn a_full_table_refuses_until_a_session_ends() {
-        let sessions = Sessions::new(SessionLimits::DEFAULT.with_max_sessions(2), 4);
+        let sessions = Sessions::new(SessionLimits::DEFAULT.with_max_sessions(2), 4, pool());
         let a = sessions.open(session(), None).unwrap();
         let _b = sessions.open(session(), None).unwrap();
         assert_eq!(sessions.open(session(), None).err(), Some(TableFull));
@@ -472,7 +475,7 @@ mod tests {
 
     #[tokio::test]
     async fn ids_are_visible_ascii_and_distinct() {
-        let sessions = Sessions::new(SessionLimits::DEFAULT, 4);
+        let sessions = Sessions::new(SessionLimits::DEFAULT, 4, pool());
         let a = sessions.open(session(), None).unwrap().id();
         let b = sessions.open(session(), None).unwrap().id();
         assert_ne!(a, b);
@@ -482,7 +485,7 @@ mod tests {
 
     #[tokio::test]
     async fn only_the_opening_principal_finds_a_session() {
-        let sessions = Sessions::new(SessionLimits::DEFAULT, 4);
+        let sessions = Sessions::new(SessionLimits::DEFAULT, 4, pool());
         let id = sessions.open(session(), Some("alice")).unwrap().id();
         let header = id.as_str().as_bytes();
         assert!(sessions.find(header, Some("alice")).is_some());
@@ -494,7 +497,7 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn an_idle_session_expires_unless_its_stream_is_open() {
         let idle = Duration::from_secs(60);
-        let sessions = Sessions::new(SessionLimits::DEFAULT.with_idle_timeout(idle), 4);
+        let sessions = Sessions::new(SessionLimits::DEFAULT.with_idle_timeout(idle), 4, pool());
         let streaming = sessions.open(session(), None).unwrap();
         let claim = streaming.claim_stream().expect("the first stream");
         assert!(streaming.claim_stream().is_none(), "one stream a session");
@@ -517,6 +520,7 @@ mod tests {
                 .with_idle_timeout(idle)
                 .with_max_sessions(2),
             4,
+            pool(),
         );
         let busy = sessions.open(session(), None).unwrap();
         let ticket = busy.start_request().unwrap();
@@ -532,7 +536,7 @@ mod tests {
     #[tokio::test]
     async fn subscriptions_are_bounded() {
         let limits = SessionLimits::DEFAULT.with_max_subscriptions(1);
-        let sessions = Sessions::new(limits, 4);
+        let sessions = Sessions::new(limits, 4, pool());
         let entry = sessions.open(session(), None).unwrap();
         entry.subscribe("test://a").unwrap();
         entry.subscribe("test://a").unwrap();
@@ -547,14 +551,14 @@ mod tests {
 
     #[tokio::test]
     async fn running_requests_are_bounded_per_session_and_in_all() {
-        let sessions = Sessions::new(SessionLimits::DEFAULT.with_max_requests(1), 4);
+        let sessions = Sessions::new(SessionLimits::DEFAULT.with_max_requests(1), 4, pool());
         let entry = sessions.open(session(), None).unwrap();
         let ticket = entry.start_request().unwrap();
         assert!(entry.start_request().is_err());
         drop(ticket);
         assert!(entry.start_request().is_ok());
 
-        let sessions = Sessions::new(SessionLimits::DEFAULT.with_max_running(1), 4);
+        let sessions = Sessions::new(SessionLimits::DEFAULT.with_max_running(1), 4, pool());
         let a = sessions.open(session(), None).unwrap();
         let b = sessions.open(session(), None).unwrap();
         let ticket = a.start_request().unwrap();
@@ -565,7 +569,7 @@ mod tests {
 
     #[tokio::test]
     async fn ending_a_session_is_seen_by_its_streams() {
-        let sessions = Sessions::new(SessionLimits::DEFAULT, 4);
+        let sessions = Sessions::new(SessionLimits::DEFAULT, 4, pool());
         let entry = sessions.open(session(), None).unwrap();
         let stream = entry.streams().open();
         sessions.end(&entry);

@@ -40,6 +40,7 @@ use super::round::{
     Answer, Answers, BridgeBuffers, BridgeConfig, Bridged, Link, LinkClosed, Local, WaitsFull,
     bridge,
 };
+use crate::buffers::BufferPool;
 use crate::events::ServerEvent;
 use crate::handler::AsyncHandler;
 use crate::message;
@@ -86,9 +87,8 @@ pub(crate) struct Slot<'r, A: 'static> {
     /// The reader slot the request runs in, and its admission ticket.
     pub(crate) slot: usize,
     pub(crate) ticket: u64,
-    /// The slot's bridge buffers, made on its first legacy request.
-    pub(crate) buffers: &'r mut Option<BridgeBuffers>,
-    pub(crate) max_response_len: usize,
+    /// Where the request's rounds borrow their output buffers.
+    pub(crate) buffers: &'r Arc<BufferPool>,
 }
 
 impl Legacy {
@@ -343,9 +343,7 @@ impl Legacy {
         let key = RequestKey::from(request.id);
         slot.in_flight
             .admit(key.clone(), slot.ticket, Stop::Slot(slot.slot));
-        let buffers = slot
-            .buffers
-            .get_or_insert_with(|| BridgeBuffers::new(slot.max_response_len, &self.bridge));
+        let mut buffers = BridgeBuffers::new(Arc::clone(slot.buffers), &self.bridge);
         let mut link = StdioLink {
             legacy: self,
             session,
@@ -367,7 +365,15 @@ impl Legacy {
             server: slot.server,
             principal: Principal::Anonymous,
         };
-        let bridged = bridge(&local, &mut link, &self.bridge, request, buffers, cancelled).await;
+        let bridged = bridge(
+            &local,
+            &mut link,
+            &self.bridge,
+            request,
+            &mut buffers,
+            cancelled,
+        )
+        .await;
         slot.in_flight.finish(&key, slot.ticket);
         match bridged {
             Bridged::Reply(len) => slot.output.send(buffers.reply(len)).await,

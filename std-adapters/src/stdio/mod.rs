@@ -67,10 +67,10 @@ use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::{broadcast, oneshot, watch};
 use tokio::task::JoinSet;
 
+use crate::buffers::{BufferPool, KEEP_IDLE};
 use crate::clock::unix_seconds;
 use crate::events::{EventBus, ServerEvent, everything_wanted, next_event};
 use crate::handler::{AppRunner, AsyncHandler};
-use crate::legacy::round::BridgeBuffers;
 use crate::legacy::stdio::{self as legacy, Legacy, Read};
 use crate::message;
 
@@ -160,6 +160,10 @@ where
         output: Arc::new(Output::new(config.write_buffer)),
         max_line_len: config.max_line_len,
         max_response_len: config.max_response_len,
+        buffers: Arc::new(BufferPool::new(
+            config.max_response_len,
+            KEEP_IDLE.min(slots),
+        )),
         legacy: Arc::new(Legacy::new(
             eras,
             config.bridge,
@@ -210,6 +214,8 @@ struct Session<A: 'static> {
     output: Arc<Output>,
     max_line_len: usize,
     max_response_len: usize,
+    /// The output buffers rounds borrow while they run (a waiting legacy request holds none).
+    buffers: Arc<BufferPool>,
     /// The connection's era, and its legacy session once `initialize` opened one.
     legacy: Arc<Legacy>,
     /// Where subscription streams get their events (none: acknowledge and close at once).
@@ -220,12 +226,9 @@ struct Session<A: 'static> {
     closing: watch::Sender<bool>,
 }
 
-/// A slot's buffers: the line it serves and the output buffer its reply is written into.
+/// A slot's buffers: the line it serves (its output buffer is borrowed per round).
 struct Buffers {
     line: Vec<u8>,
-    out: Vec<u8>,
-    /// The bridge loop's buffers, made on the slot's first legacy request.
-    bridge: Option<BridgeBuffers>,
 }
 
 /// The reader's slots: each runs one round at a time in a future boxed once and reused.
@@ -259,7 +262,7 @@ impl<F: Future<Output = Buffers>> Reader<F> {
     }
 
     /// An idle slot and its buffers (made when none is idle and the limit allows).
-    fn claim(&mut self, max_response_len: usize) -> (usize, Buffers) {
+    fn claim(&mut self) -> (usize, Buffers) {
         if let Some(slot) = self.free.pop() {
             if let Some(buffers) = self.idle[slot].take() {
                 return (slot, buffers);
@@ -267,13 +270,7 @@ impl<F: Future<Output = Buffers>> Reader<F> {
         }
         self.slots.push(Box::pin(None));
         self.idle.push(None);
-        let buffers = Buffers {
-            line: Vec::new(),
-            // Zeroed memory from the allocator: pages stay untouched until a reply is
-            // written into them.
-            out: vec![0; max_response_len],
-            bridge: None,
-        };
+        let buffers = Buffers { line: Vec::new() };
         (self.slots.len() - 1, buffers)
     }
 
@@ -362,7 +359,7 @@ impl<A: AsyncHandler + 'static> Session<A> {
             }
             if held && reader.has_room() {
                 held = false;
-                let (slot, mut buffers) = reader.claim(self.max_response_len);
+                let (slot, mut buffers) = reader.claim();
                 lines.take(&mut buffers.line);
                 ticket += 1;
                 let mut round = Some(self.round(slot, ticket, buffers, held_request.take()));
@@ -477,14 +474,19 @@ impl<A: AsyncHandler + 'static> Session<A> {
         self: &Arc<Self>,
         slot: usize,
         ticket: u64,
-        mut buffers: Buffers,
+        buffers: Buffers,
         request: Option<RequestHandle>,
     ) -> Buffers {
-        let Buffers { line, out, bridge } = &mut buffers;
+        let line = &buffers.line;
         // A failure means the writer is gone: serving is ending and no one can be told.
         let _ = match request {
-            None => self.answer(slot, ticket, line, out).await,
-            Some(handle) => self.answer_legacy(handle, slot, ticket, bridge, line).await,
+            None => {
+                let mut out = self.buffers.take();
+                let answered = self.answer(slot, ticket, line, &mut out).await;
+                self.buffers.give(out);
+                answered
+            }
+            Some(handle) => self.answer_legacy(handle, slot, ticket, line).await,
         };
         buffers
     }
@@ -535,7 +537,6 @@ impl<A: AsyncHandler + 'static> Session<A> {
         handle: RequestHandle,
         slot: usize,
         ticket: u64,
-        bridge: &mut Option<BridgeBuffers>,
         line: &[u8],
     ) -> Result<(), Closed> {
         // The bytes the reader read the request from: viewed again without a scan.
@@ -548,8 +549,7 @@ impl<A: AsyncHandler + 'static> Session<A> {
             in_flight: &self.in_flight,
             slot,
             ticket,
-            buffers: bridge,
-            max_response_len: self.max_response_len,
+            buffers: &self.buffers,
         };
         self.legacy.run(&request, round).await
     }
@@ -592,7 +592,8 @@ impl<A: AsyncHandler + 'static> Session<A> {
             cancel,
             line: line.to_vec(),
             spans,
-            out: vec![0; self.max_response_len],
+            out: Vec::new(),
+            most: self.max_response_len,
             key,
             ticket,
         };
@@ -652,7 +653,9 @@ struct ListenTask<A: 'static> {
     /// A copy of the request's line, and where the subscription lies in it.
     line: Vec<u8>,
     spans: SubscriptionSpans,
+    /// Where each message is written: as long as the longest so far, at most `most` bytes.
     out: Vec<u8>,
+    most: usize,
     key: RequestKey,
     ticket: u64,
 }
@@ -669,8 +672,8 @@ impl<A: AsyncHandler + 'static> ListenTask<A> {
         let Some(sub) = self.spans.view(&self.line, &server.config().info) else {
             return;
         };
-        let (out, output) = (&mut self.out, &*self.session.output);
-        if send_written(out, output, |w| sub.write_acknowledged(w))
+        let (out, most, output) = (&mut self.out, self.most, &*self.session.output);
+        if send_grown(out, most, output, |w| sub.write_acknowledged(w))
             .await
             .is_err()
         {
@@ -698,7 +701,7 @@ impl<A: AsyncHandler + 'static> ListenTask<A> {
                 }
                 event = next_event(&mut self.events) => match event {
                     Ok(event) if sub.wants(&event.as_event()) => {
-                        send_written(out, output, |w| sub.write_event(&event.as_event(), w)).await
+                        send_grown(out, most, output, |w| sub.write_event(&event.as_event(), w)).await
                     }
                     Ok(_) => Ok(()),
                     Err(broadcast::error::RecvError::Lagged(missed)) => {
@@ -706,7 +709,7 @@ impl<A: AsyncHandler + 'static> ListenTask<A> {
                         let mut sent = Ok(());
                         for event in everything_wanted(&sub) {
                             sent = sent.and(
-                                send_written(out, output, |w| sub.write_event(&event.as_event(), w))
+                                send_grown(out, most, output, |w| sub.write_event(&event.as_event(), w))
                                     .await,
                             );
                         }
@@ -720,7 +723,30 @@ impl<A: AsyncHandler + 'static> ListenTask<A> {
                 return;
             }
         }
-        let _ = send_written(out, output, |w| sub.write_closed(w)).await;
+        let _ = send_grown(out, most, output, |w| sub.write_closed(w)).await;
+    }
+}
+
+/// Writes one message into `out`, grown to what it needs up to `most` bytes, and queues it:
+/// a stream that waits for events holds only its longest message so far.
+async fn send_grown(
+    out: &mut Vec<u8>,
+    most: usize,
+    output: &Output,
+    write: impl Fn(&mut Writer<'_>),
+) -> Result<(), Closed> {
+    let mut w = Writer::new(out);
+    write(&mut w);
+    match w.finish() {
+        Ok(len) => output.send(&out[..len]).await,
+        Err(too_small) if too_small.required <= most => {
+            out.resize(too_small.required, 0);
+            send_written(out, output, write).await
+        }
+        Err(too_small) => {
+            tracing::warn!(required = too_small.required, "notification too large");
+            Ok(())
+        }
     }
 }
 

@@ -65,23 +65,42 @@ impl Link for Scripted<'_> {
     }
 }
 
-/// Buffers that start empty and grow, or stay fixed.
+/// Buffers that start empty and grow, or stay fixed; lean ones also start with no reply and
+/// no store, take the modern buffer only when lent it and give back what `keep` says.
 struct Buffers {
     requests: [Vec<u8>; 2],
     modern: Vec<u8>,
     reply: Vec<u8>,
     store: Vec<u8>,
     grows: bool,
+    lean: bool,
+    /// What `lend` and `keep` were told, in order.
+    told: Vec<(&'static str, Part, usize)>,
 }
+
+/// The size of the modern buffer a lean scratch borrows.
+const MODERN_LEN: usize = 8192;
 
 impl Buffers {
     fn new(grows: bool) -> Self {
         Buffers {
             requests: [Vec::new(), Vec::new()],
-            modern: std::vec![0; 8192],
+            modern: std::vec![0; MODERN_LEN],
             reply: std::vec![0; 8192],
             store: std::vec![0; 1024],
             grows,
+            lean: false,
+            told: Vec::new(),
+        }
+    }
+
+    fn lean() -> Self {
+        Buffers {
+            modern: Vec::new(),
+            reply: Vec::new(),
+            store: Vec::new(),
+            lean: true,
+            ..Buffers::new(true)
         }
     }
 }
@@ -101,11 +120,32 @@ impl Scratch for Buffers {
         let buffer = match part {
             Part::Request(i) => &mut self.requests[i],
             Part::Reply => &mut self.reply,
+            Part::Store => &mut self.store,
+            Part::Modern => return false,
         };
         if self.grows {
             buffer.resize(required, 0);
         }
         self.grows
+    }
+
+    fn lend(&mut self, part: Part) {
+        self.told.push(("lend", part, 0));
+        if self.lean && part == Part::Modern {
+            self.modern.resize(MODERN_LEN, 0);
+        }
+    }
+
+    fn keep(&mut self, part: Part, len: usize) {
+        self.told.push(("keep", part, len));
+        if self.lean {
+            let buffer = match part {
+                Part::Modern => &mut self.modern,
+                Part::Reply => &mut self.reply,
+                _ => return,
+            };
+            buffer.truncate(len);
+        }
     }
 }
 
@@ -204,4 +244,53 @@ fn buffers_too_small_for_the_lifted_request_end_it_with_an_error() {
         )
     );
     assert_eq!(link.runs, 0);
+}
+
+#[test]
+fn a_waiting_request_keeps_only_what_its_retry_reads_and_borrows_the_rest_per_round() {
+    let host = Host::new();
+    let teal = br#"{"jsonrpc":"2.0","id":"snodo-bridge-1","result":{"action":"accept","content":{"color":"teal"}}}"#;
+    let mut fixed = Buffers::new(true);
+    let (expected, _) = drive_call(&host, std::vec![Next::Answer(teal.to_vec())], &mut fixed);
+    let mut lean = Buffers::lean();
+    let (reply, link) = drive_call(&host, std::vec![Next::Answer(teal.to_vec())], &mut lean);
+    assert_eq!(
+        reply, expected,
+        "the same reply from buffers that start empty"
+    );
+    assert_eq!(link.sent, [ELICIT]);
+    let told: Vec<_> = lean
+        .told
+        .iter()
+        .map(|&(what, part, _)| (what, part))
+        .collect();
+    assert_eq!(
+        told,
+        [
+            ("lend", Part::Modern),
+            ("keep", Part::Modern),
+            ("keep", Part::Reply),
+            ("lend", Part::Modern),
+        ],
+        "lent for each round, kept short while the answer is awaited"
+    );
+    let kept = lean.told[1].2;
+    assert!(
+        kept > 0 && kept < 1024,
+        "the input_required result only: {kept} bytes"
+    );
+    assert_eq!(lean.told[2].2, 0, "nothing of the sent request is kept");
+    assert!(!lean.store.is_empty(), "the store grew to hold the answer");
+}
+
+#[test]
+fn an_answer_larger_than_the_store_may_grow_ends_the_request() {
+    let host = Host::new();
+    let teal = br#"{"jsonrpc":"2.0","id":"snodo-bridge-1","result":{"action":"accept","content":{"color":"teal"}}}"#;
+    let mut buffers = Buffers::new(false);
+    buffers.store = Vec::new();
+    buffers.requests = [std::vec![0; 8192], std::vec![0; 8192]];
+    let (reply, _) = drive_call(&host, std::vec![Next::Answer(teal.to_vec())], &mut buffers);
+    let reply = reply.expect("an error reply");
+    assert!(reply.contains("larger than the server accepts"), "{reply}");
 }
