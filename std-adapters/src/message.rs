@@ -1,21 +1,31 @@
 //! Messages written outside a round's output buffer (a refusal of a whole line or body, the
 //! reply to a request whose reply did not fit), in a buffer of their own grown until they fit.
 
-use snodo_core::json::Writer;
+use snodo_core::json::{BufferTooSmall, Writer};
 use snodo_core::server::{Registry, Server};
 
 /// The message `write` writes.
 pub(crate) fn written(write: impl Fn(&mut Writer<'_>)) -> Vec<u8> {
-    let mut buf = vec![0; 256];
+    // Every size is within `usize::MAX`: this is never the empty default.
+    written_within(usize::MAX, write).unwrap_or_default()
+}
+
+/// The message `write` writes, if it takes at most `most` bytes.
+pub(crate) fn written_within(
+    most: usize,
+    write: impl Fn(&mut Writer<'_>),
+) -> Result<Vec<u8>, BufferTooSmall> {
+    let mut buf = vec![0; 256.min(most)];
     loop {
         let mut w = Writer::new(&mut buf);
         write(&mut w);
         match w.finish() {
             Ok(len) => {
                 buf.truncate(len);
-                return buf;
+                return Ok(buf);
             }
-            Err(too_small) => buf.resize(too_small.required, 0),
+            Err(too_small) if too_small.required <= most => buf.resize(too_small.required, 0),
+            Err(too_small) => return Err(too_small),
         }
     }
 }

@@ -38,6 +38,7 @@ use crate::events::{EventBus, ServerEvent, everything_wanted, next_event};
 use crate::handler::{AppRunner, AsyncHandler};
 use crate::legacy::http as legacy;
 use crate::legacy::sessions::Sessions;
+use crate::message::written_within;
 use crate::server_slot::ServerSlot;
 
 /// Errors a request body may fail with.
@@ -481,8 +482,11 @@ async fn run<A: AsyncHandler + 'static>(
                 closing: shared.closing.subscribe(),
                 events,
                 keep_alive: inner.config.keep_alive,
+                most: inner.config.max_response_len,
             };
-            stream.run(&mut out).await;
+            // The stream may stay open for hours: it writes each event in its own buffer.
+            shared.buffers.give(std::mem::take(&mut out));
+            stream.run().await;
             observation.finish(|| Outcome::Stream);
             None
         }
@@ -520,12 +524,14 @@ struct Listen<'a, 'o> {
     closing: watch::Receiver<bool>,
     events: Option<broadcast::Receiver<ServerEvent>>,
     keep_alive: Option<Duration>,
+    /// The largest message it writes (`max_response_len`).
+    most: usize,
 }
 
 impl Listen<'_, '_> {
-    async fn run(mut self, out: &mut [u8]) {
+    async fn run(mut self) {
         let sub = self.subscription;
-        self.send_written(out, |w| sub.write_acknowledged(w)).await;
+        self.send_written(|w| sub.write_acknowledged(w)).await;
         let mut keep_alive = self
             .keep_alive
             .map(|every| tokio::time::interval_at(Instant::now() + every, every));
@@ -542,12 +548,12 @@ impl Listen<'_, '_> {
                 event = next_event(&mut self.events) => match event {
                     Ok(event) => {
                         if sub.wants(&event.as_event()) {
-                            self.send_written(out, |w| sub.write_event(&event.as_event(), w)).await;
+                            self.send_written(|w| sub.write_event(&event.as_event(), w)).await;
                         }
                     }
                     Err(broadcast::error::RecvError::Lagged(missed)) => {
                         tracing::debug!(missed, "a listen stream fell behind; sending everything");
-                        self.send_everything(out).await;
+                        self.send_everything().await;
                     }
                     Err(broadcast::error::RecvError::Closed) => {}
                 },
@@ -556,30 +562,27 @@ impl Listen<'_, '_> {
                 }
             }
         }
-        let mut w = Writer::new(out);
-        sub.write_closed(&mut w);
-        if let Ok(len) = w.finish() {
-            let reply = Bytes::copy_from_slice(&out[..len]);
+        if let Ok(reply) = written_within(self.most, |w| sub.write_closed(w)) {
+            let reply = Bytes::from(reply);
             let _ = self.outputs.send(Out::Reply(reply, StatusCode::OK)).await;
         }
     }
 
     /// After missing events: one notification for every kind and URI the filter wants.
-    async fn send_everything(&self, out: &mut [u8]) {
+    async fn send_everything(&self) {
         let sub = self.subscription;
         for event in everything_wanted(&sub) {
-            self.send_written(out, |w| sub.write_event(&event.as_event(), w))
+            self.send_written(|w| sub.write_event(&event.as_event(), w))
                 .await;
         }
     }
 
-    async fn send_written(&self, out: &mut [u8], write: impl FnOnce(&mut Writer<'_>)) {
-        let mut w = Writer::new(out);
-        write(&mut w);
-        match w.finish() {
-            Ok(len) => {
-                let message = Bytes::copy_from_slice(&out[..len]);
-                let _ = self.outputs.send(Out::Event(message)).await;
+    /// Writes one event, in a buffer of its own size (a stream that waits for events holds
+    /// none), and queues it.
+    async fn send_written(&self, write: impl Fn(&mut Writer<'_>)) {
+        match written_within(self.most, write) {
+            Ok(message) => {
+                let _ = self.outputs.send(Out::Event(Bytes::from(message))).await;
             }
             Err(too_small) => {
                 tracing::warn!(required = too_small.required, "notification too large");
