@@ -17,16 +17,15 @@
 //!   own, and at exit write the deepest byte the rounds touched to stderr (see
 //!   `scripts/footprint.sh`).
 
-use core::cell::Cell;
 use core::ffi::c_int;
 use core::fmt;
 
 use embedded_io::{ErrorKind, ErrorType, Read, Write};
 use snodo_core::io::Framing;
 
-use crate::app;
 use crate::board::{Board, Fault, Reading};
 use crate::device::{self, Options, Stopped};
+use crate::sim::Bench;
 
 /// A failed system call: its `errno`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -151,7 +150,7 @@ fn monotonic_secs() -> u64 {
 #[derive(Debug)]
 pub struct HostBoard {
     booted: u64,
-    relays: Cell<[bool; app::RELAY_CHANNELS as usize]>,
+    bench: Bench,
     /// Measure the stack between rounds (only on the painted stack of [`MEASURED_STACK`]).
     measuring: bool,
 }
@@ -167,7 +166,7 @@ impl HostBoard {
     pub fn new() -> Self {
         HostBoard {
             booted: monotonic_secs(),
-            relays: Cell::new([false; app::RELAY_CHANNELS as usize]),
+            bench: Bench::new(),
             measuring: false,
         }
     }
@@ -194,32 +193,15 @@ impl Board for HostBoard {
     }
 
     fn read_sensor(&self, channel: u8) -> Result<Reading, Fault> {
-        let (quantity, milli, unit) = match channel {
-            0 => ("temperature", 23_125, "Cel"),
-            1 => ("relative_humidity", 41_500, "%"),
-            2 => ("supply_voltage", 3_300, "V"),
-            3 => return Err(Fault::NotResponding),
-            _ => return Err(Fault::NoSuchChannel),
-        };
-        Ok(Reading {
-            quantity,
-            milli,
-            unit,
-        })
+        self.bench.read_sensor(channel)
     }
 
     fn set_relay(&self, channel: u8, on: bool) -> Result<bool, Fault> {
-        let mut relays = self.relays.get();
-        let slot = relays
-            .get_mut(usize::from(channel))
-            .ok_or(Fault::NoSuchChannel)?;
-        let was = core::mem::replace(slot, on);
-        self.relays.set(relays);
-        Ok(was)
+        self.bench.set_relay(channel, on)
     }
 
     fn relay(&self, channel: u8) -> Option<bool> {
-        self.relays.get().get(usize::from(channel)).copied()
+        self.bench.relay(channel)
     }
 
     fn between_rounds(&self) {

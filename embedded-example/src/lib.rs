@@ -11,6 +11,8 @@
 //! - [`device`]: boot (a fresh state secret from the board's entropy) and the serve loop,
 //!   which is the core's `io` layer over any `embedded_io::{Read, Write}` link, in
 //!   newline-delimited JSON or COBS + CRC-16 framing;
+//! - [`sim`]: the simulated sensors and relays the host process and the emulated boards
+//!   share, so every build answers alike;
 //! - `host` (Linux only): the device as a process, stdin/stdout through `libc` (put in raw
 //!   mode when they are a terminal), simulated sensors. The `snodo-device` binary
 //!   (`src/main.rs`, `#![no_std]` + `#![no_main]`, no global allocator) runs it; see this
@@ -31,4 +33,5 @@ pub mod device;
 #[cfg(target_os = "linux")]
 pub mod host;
 mod log;
+pub mod sim;
 pub mod text;
