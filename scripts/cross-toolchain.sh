@@ -18,7 +18,7 @@ cross_route() {
       [ ! -d "$(/usr/bin/rustc --print sysroot 2>/dev/null)/lib/rustlib/src/rust/library/core" ]; then
       echo "cross: installing Debian's rustc-web, cargo-web, rust-web-src and lld-22"
       apt-get update -qq
-      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq rustc-web cargo-web rust-web-src lld-22 >/dev/null
+      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends rustc-web cargo-web rust-web-src lld-22 >/dev/null
     fi
     CROSS_ROUTE=build-std
   fi
@@ -30,6 +30,12 @@ cross_cargo() {
   if [ "$CROSS_ROUTE" = rustup ]; then
     cargo "$@" --target "$CROSS_TARGET"
   else
+    # Debian's lld-22 installs `ld.lld-22`, not the `rust-lld` the bare-metal targets name.
+    local linker_var
+    linker_var="CARGO_TARGET_$(echo "$CROSS_TARGET" | tr 'a-z-' 'A-Z_')_LINKER"
+    if [ -z "${!linker_var:-}" ] && command -v ld.lld-22 >/dev/null; then
+      export "$linker_var=ld.lld-22"
+    fi
     CARGO=/usr/bin/cargo RUSTC=/usr/bin/rustc RUSTDOC=/usr/bin/rustdoc RUSTC_BOOTSTRAP=1 \
       /usr/bin/cargo "$@" --target "$CROSS_TARGET" -Z build-std=core
   fi

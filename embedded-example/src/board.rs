@@ -68,3 +68,30 @@ pub trait Board {
     /// default.
     fn between_rounds(&self) {}
 }
+
+/// A borrowed board is a board, so a caller can keep its own and look at it after serving.
+impl<B: Board + ?Sized> Board for &B {
+    fn uptime_secs(&self) -> u64 {
+        (**self).uptime_secs()
+    }
+
+    fn fill_entropy(&self, buf: &mut [u8]) -> Result<(), Fault> {
+        (**self).fill_entropy(buf)
+    }
+
+    fn read_sensor(&self, channel: u8) -> Result<Reading, Fault> {
+        (**self).read_sensor(channel)
+    }
+
+    fn set_relay(&self, channel: u8, on: bool) -> Result<bool, Fault> {
+        (**self).set_relay(channel, on)
+    }
+
+    fn relay(&self, channel: u8) -> Option<bool> {
+        (**self).relay(channel)
+    }
+
+    fn between_rounds(&self) {
+        (**self).between_rounds()
+    }
+}

@@ -21,8 +21,8 @@ use core::ffi::c_int;
 use core::fmt;
 
 use embedded_io::{ErrorKind, ErrorType, Read, Write};
-use snodo_core::io::Framing;
 
+use crate::args::Args;
 use crate::board::{Board, Fault, Reading};
 use crate::device::{self, Options, Stopped};
 use crate::sim::Bench;
@@ -218,47 +218,11 @@ fn say(message: &[u8]) {
     }
 }
 
-const USAGE: &[u8] = b"usage: snodo-device [--framing line|cobs] [--announce] [--measure-stack]\n";
-
-/// The command line.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Args {
-    /// How the device is run.
-    pub options: Options,
-    /// Measure the peak stack of the serve loop.
-    pub measure_stack: bool,
-}
-
-impl Args {
-    /// Parses the arguments after the program name.
-    pub fn parse<'a>(mut args: impl Iterator<Item = &'a [u8]>) -> Option<Args> {
-        let mut parsed = Args {
-            options: Options {
-                framing: Framing::Line,
-                announce: false,
-            },
-            measure_stack: false,
-        };
-        while let Some(arg) = args.next() {
-            match arg {
-                b"--framing" => {
-                    let name = core::str::from_utf8(args.next()?).ok()?;
-                    parsed.options.framing = Framing::from_name(name)?;
-                }
-                b"--announce" => parsed.options.announce = true,
-                b"--measure-stack" => parsed.measure_stack = true,
-                _ => return None,
-            }
-        }
-        Some(parsed)
-    }
-}
-
 /// Runs the device on stdin/stdout until the end of input: 0 then, 1 on an I/O error, 2 on a
 /// usage or configuration error.
 pub fn main<'a>(args: impl Iterator<Item = &'a [u8]>) -> c_int {
-    let Some(args) = Args::parse(args) else {
-        say(USAGE);
+    let Some(args) = Args::parse(args).filter(|args| !args.cost) else {
+        say(b"usage: snodo-device [--framing line|cobs] [--announce] [--measure-stack]\n");
         return 2;
     };
     // A closed stdout should end the device with an error, not kill it with SIGPIPE.

@@ -3,6 +3,8 @@
 //! Firmware for an MCP tool device — a small bench instrument — built on `snodo-core` with
 //! `no_std`, no heap and fixed buffers.
 //!
+//! - [`args`]: the device's options, read alike from a host's `argv` and a firmware's
+//!   semihosting command line;
 //! - [`board`]: what the firmware needs from the hardware ([`board::Board`]: clock, entropy,
 //!   sensors, relays);
 //! - [`app`]: the MCP application: tools `read_sensor`, `set_relay` (confirmed through a form,
@@ -28,6 +30,7 @@
 #![no_std]
 
 pub mod app;
+pub mod args;
 pub mod board;
 pub mod device;
 #[cfg(target_os = "linux")]

@@ -14,6 +14,15 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+pub mod flows;
+pub mod qemu;
+pub mod typescript;
+
+#[allow(unused_imports)]
+pub use flows::*;
+#[allow(unused_imports)]
+pub use typescript::run_client;
+
 // ---------------------------------------------------------------------------------------------
 // Building
 
@@ -356,9 +365,14 @@ pub struct StdioBridge {
 
 impl StdioBridge {
     pub fn start(pty: &Pty, framing: &str) -> StdioBridge {
+        StdioBridge::on(&pty.slave_path, framing)
+    }
+
+    /// The bridge on the serial port at `path`.
+    pub fn on(path: &Path, framing: &str) -> StdioBridge {
         let mut child = Command::new(bridge_binary())
             .arg("--serial")
-            .arg(&pty.slave_path)
+            .arg(path)
             .args(["--framing", framing, "--timeout-ms", "3000", "--stdio"])
             .env("RUST_LOG", "debug")
             .stdin(Stdio::piped())
@@ -445,9 +459,14 @@ impl HttpReply {
 
 impl HttpBridge {
     pub fn start(pty: &Pty, framing: &str) -> HttpBridge {
+        HttpBridge::on(&pty.slave_path, framing)
+    }
+
+    /// The bridge on the serial port at `path`.
+    pub fn on(path: &Path, framing: &str) -> HttpBridge {
         let mut child = Command::new(bridge_binary())
             .arg("--serial")
-            .arg(&pty.slave_path)
+            .arg(path)
             .args(["--framing", framing, "--timeout-ms", "3000"])
             .args(["--http", "127.0.0.1:0"])
             .env("RUST_LOG", "debug")

@@ -1,0 +1,15 @@
+//! Puts `memory.x` where `cortex-m-rt`'s `link.x` finds it, and names the linker scripts.
+
+use std::path::PathBuf;
+use std::{env, fs};
+
+fn main() {
+    let out = PathBuf::from(env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
+    fs::write(out.join("memory.x"), include_bytes!("memory.x")).expect("OUT_DIR is writable");
+    println!("cargo:rustc-link-search={}", out.display());
+    println!("cargo:rerun-if-changed=memory.x");
+    println!("cargo:rustc-link-arg=-Tlink.x");
+    if env::var_os("CARGO_FEATURE_DEFMT").is_some() {
+        println!("cargo:rustc-link-arg=-Tdefmt.x");
+    }
+}

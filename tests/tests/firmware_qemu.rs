@@ -1,0 +1,318 @@
+//! The firmware built for a Cortex-M4 (`thumbv7em-none-eabihf`) and run on QEMU's
+//! `mps2-an386`: the same flows as the host process, through `snodo-bridge` on the emulated
+//! UART's pseudo-terminal, driven by our tests and by the official TypeScript client in its
+//! default era and pinned to 2026-07-28, over newline-delimited JSON and COBS; a reset
+//! mid-flow; and bad bytes on the UART, which must get the answers the host build gives and
+//! never fault the firmware.
+//!
+//! Every test ends by checking that the emulation is still running and the firmware reported
+//! no panic or hard fault (its handlers report them through semihosting and end QEMU).
+
+mod firmware_common;
+
+use std::io::{Read, Write};
+use std::process::{Command, Stdio};
+
+use firmware_common::qemu::{Emulator, RawSerial, default_image};
+use firmware_common::*;
+use serde_json::{Value, json};
+
+fn boot(framing: &str) -> Emulator {
+    Emulator::start(&default_image(), &format!("--framing {framing} --announce"))
+}
+
+#[test]
+fn read_sensor_answers_on_the_emulated_board_over_cobs() {
+    let mut board = boot("cobs");
+    let mut bridge = StdioBridge::on(&board.serial, "cobs");
+    let discover = bridge.call(&request(1, "server/discover", json!({})));
+    assert_eq!(discover["result"]["supportedVersions"], json!([PROTOCOL]));
+    for (channel, value) in [(0, json!(23.125)), (1, json!(41.5)), (2, json!(3.3))] {
+        let reply = bridge.call(&tool_call(
+            2 + channel,
+            "read_sensor",
+            json!({"channel": channel}),
+        ));
+        assert_eq!(structured(&reply)["value"], value, "{reply}");
+    }
+    let missing = bridge.call(&tool_call(9, "read_sensor", json!({"channel": 3})));
+    assert_eq!(missing["result"]["isError"], true, "{missing}");
+
+    let mut with_progress = tool_call(10, "read_sensor", json!({"channel": 2, "samples": 3}));
+    with_progress["params"]["_meta"]["progressToken"] = json!("p");
+    let (notes, reply) = bridge.call_with_notifications(&with_progress);
+    assert_eq!(notes.len(), 3, "{notes:?}");
+    assert!(
+        notes
+            .iter()
+            .all(|n| n["method"] == "notifications/progress")
+    );
+    assert_eq!(structured(&reply)["value"], json!(3.3));
+    bridge.finish();
+    board.assert_healthy();
+}
+
+#[test]
+fn set_relay_is_confirmed_on_the_emulated_board_over_lines() {
+    let mut board = boot("line");
+    let bridge = HttpBridge::on(&board.serial, "line");
+    set_relay_flow(&mut |m| bridge.post(m, &[]).reply().clone());
+    board.assert_healthy();
+}
+
+#[test]
+fn calibrate_runs_three_legs_on_the_emulated_board_over_cobs() {
+    let mut board = boot("cobs");
+    let mut bridge = StdioBridge::on(&board.serial, "cobs");
+    calibrate_flow(&mut |m| bridge.call(m));
+    bridge.finish();
+    board.assert_healthy();
+}
+
+#[test]
+fn tampered_state_is_refused_by_the_emulated_board() {
+    let mut board = boot("line");
+    let mut bridge = StdioBridge::on(&board.serial, "line");
+    let first = tool_call(1, "calibrate", json!({"channel": 0}));
+    let asked = bridge.call(&first);
+    assert_eq!(asked["result"]["resultType"], "input_required", "{asked}");
+    let token = asked["result"]["requestState"].as_str().unwrap();
+    let mut forged = retry(
+        &first,
+        2,
+        &asked,
+        accept("reference", json!({"reference": 23})),
+    );
+    forged["params"]["requestState"] = json!(tampered(token));
+    assert_eq!(error_code(&bridge.call(&forged)), -32602);
+    // The genuine token still works after the forgery was refused.
+    let genuine = retry(
+        &first,
+        3,
+        &asked,
+        accept("reference", json!({"reference": 23})),
+    );
+    let next = bridge.call(&genuine);
+    assert_eq!(next["result"]["resultType"], "input_required", "{next}");
+    bridge.finish();
+    board.assert_healthy();
+}
+
+#[test]
+fn a_reset_mid_flow_invalidates_state_on_the_emulated_board() {
+    let mut board = boot("cobs");
+    let mut bridge = StdioBridge::on(&board.serial, "cobs");
+    let first = tool_call(1, "set_relay", json!({"channel": 0, "on": true}));
+    let asked = bridge.call(&first);
+    assert_eq!(asked["result"]["resultType"], "input_required", "{asked}");
+
+    // The reset button: the firmware boots again with a fresh secret and announces it.
+    board.reset();
+    wait_for_log(&bridge.log, "the device (re)started");
+    let stale = retry(
+        &first,
+        2,
+        &asked,
+        accept("confirm", json!({"confirm": true})),
+    );
+    assert_eq!(error_code(&bridge.call(&stale)), -32602);
+    assert_eq!(relays(&bridge.call(&info(3))), json!([false, false]));
+
+    // A flow begun after the reset completes.
+    let again = tool_call(4, "set_relay", json!({"channel": 0, "on": true}));
+    let asked = bridge.call(&again);
+    let confirmed = retry(
+        &again,
+        5,
+        &asked,
+        accept("confirm", json!({"confirm": true})),
+    );
+    assert_eq!(structured(&bridge.call(&confirmed))["switched"], true);
+    assert_eq!(relays(&bridge.call(&info(6))), json!([true, false]));
+    bridge.finish();
+    board.assert_healthy();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Bad bytes on the wire
+
+/// Noise, a message over the device's 2 KiB, truncated and malformed JSON, a reply too large
+/// for the device's buffer (an id that fills most of a message), and (on COBS) a frame with a
+/// bad CRC and one with a broken encoding; then a good request, whose reply ends the list.
+fn hostile_input(framing: &str) -> Vec<u8> {
+    let frame = |message: &[u8]| -> Vec<u8> {
+        match framing {
+            "cobs" => cobs_frame(message),
+            _ => [message, b"\n"].concat(),
+        }
+    };
+    let mut input = Vec::new();
+    input.extend(frame(b"\x13\x37 line noise \xff\xfe"));
+    let overlong = tool_call(
+        1,
+        "read_sensor",
+        json!({"channel": 0, "pad": "x".repeat(5000)}),
+    );
+    input.extend(frame(overlong.to_string().as_bytes()));
+    input.extend(frame(br#"{"jsonrpc":"2.0","id":2,"method":"tools/ca"#));
+    input.extend(frame(br#"{"jsonrpc":"2.0","id":[],"method":7}"#));
+    let big_id = "i".repeat(1900);
+    let too_large = json!({"jsonrpc": "2.0", "id": big_id, "method": "tools/list", "params": {"_meta": meta()}});
+    input.extend(frame(too_large.to_string().as_bytes()));
+    if framing == "cobs" {
+        let mut bad_crc = cobs_frame(
+            tool_call(3, "read_sensor", json!({"channel": 0}))
+                .to_string()
+                .as_bytes(),
+        );
+        let at = bad_crc.len() / 2;
+        bad_crc[at] ^= 0x10;
+        input.extend(bad_crc);
+        // A code byte that points past the frame's end.
+        input.extend([0x40, b'{', b'}', 0x00]);
+        input.extend([0x00, 0x00]);
+    }
+    input.extend(frame(
+        tool_call(4, "read_sensor", json!({"channel": 1}))
+            .to_string()
+            .as_bytes(),
+    ));
+    input
+}
+
+fn decode(framing: &str, frame: &[u8]) -> Value {
+    let message = match framing {
+        "cobs" => cobs_decode(frame).expect("the device's frames are well formed"),
+        _ => frame.to_vec(),
+    };
+    serde_json::from_slice(&message)
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&message)))
+}
+
+/// What the host build answers to `input` on pipes, up to and including the reply to id 4.
+fn host_answers(framing: &str, input: Vec<u8>) -> Vec<Value> {
+    let mut child = Command::new(device_binary())
+        .args(["--framing", framing])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("the device starts");
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || stdin.write_all(&input));
+    let mut out = Vec::new();
+    child.stdout.take().unwrap().read_to_end(&mut out).unwrap();
+    writer.join().unwrap().unwrap();
+    assert!(child.wait().unwrap().success());
+    let delimiter = if framing == "cobs" { 0 } else { b'\n' };
+    out.split(|b| *b == delimiter)
+        .filter(|frame| !frame.is_empty())
+        .map(|frame| decode(framing, frame))
+        .collect()
+}
+
+/// What the emulated board answers to `input` on its UART, up to the reply to id 4.
+fn board_answers(board: &Emulator, framing: &str, input: &[u8]) -> Vec<Value> {
+    let mut serial = RawSerial::open(&board.serial);
+    serial.write(input);
+    let delimiter = if framing == "cobs" { 0 } else { b'\n' };
+    let mut answers = Vec::new();
+    loop {
+        let frame = serial.frame(delimiter);
+        if frame.is_empty() {
+            continue;
+        }
+        let answer = decode(framing, &frame);
+        let last = answer["id"] == 4;
+        answers.push(answer);
+        if last {
+            return answers;
+        }
+    }
+}
+
+fn bad_bytes_get_the_host_devices_answers(framing: &str) {
+    let mut board = Emulator::start(&default_image(), &format!("--framing {framing}"));
+    let on_board = board_answers(&board, framing, &hostile_input(framing));
+    let on_host = host_answers(framing, hostile_input(framing));
+    assert_eq!(on_board, on_host);
+    // The answers are what they should be: errors for the bad messages (one JSON-RPC error
+    // each, -32700 or -32600 or the reply-too-large error), then the good request served.
+    let (last, errors) = on_board.split_last().unwrap();
+    assert_eq!(structured(last)["value"], json!(41.5), "{last}");
+    assert!(errors.len() >= 4, "{errors:?}");
+    for error in errors {
+        assert!(error["error"]["code"].is_i64(), "{error}");
+    }
+    assert!(
+        errors.iter().any(|e| e["error"]["code"] == -32700),
+        "{errors:?}"
+    );
+    board.assert_healthy();
+}
+
+#[test]
+fn bad_bytes_over_lines_get_the_host_devices_answers() {
+    bad_bytes_get_the_host_devices_answers("line");
+}
+
+#[test]
+fn bad_bytes_over_cobs_get_the_host_devices_answers() {
+    bad_bytes_get_the_host_devices_answers("cobs");
+}
+
+// ---------------------------------------------------------------------------------------------
+// The official TypeScript client
+
+fn typescript_over_stdio(pin: Option<&str>) {
+    let mut board = boot("cobs");
+    let bridge = bridge_binary().to_str().unwrap().to_owned();
+    let serial = board.serial.to_str().unwrap().to_owned();
+    let name = format!("qemu-stdio-{}", pin.unwrap_or("default"));
+    run_client(
+        &name,
+        pin,
+        &[
+            "stdio",
+            &bridge,
+            "--serial",
+            &serial,
+            "--framing",
+            "cobs",
+            "--stdio",
+        ],
+    );
+    board.assert_healthy();
+}
+
+fn typescript_over_http(pin: Option<&str>) {
+    let mut board = boot("line");
+    let bridge = HttpBridge::on(&board.serial, "line");
+    let name = format!("qemu-http-{}", pin.unwrap_or("default"));
+    run_client(
+        &name,
+        pin,
+        &["http", &format!("http://{}/mcp", bridge.addr)],
+    );
+    board.assert_healthy();
+}
+
+#[test]
+fn the_typescript_client_in_its_default_era_runs_the_flows_on_the_board_over_cobs() {
+    typescript_over_stdio(None);
+}
+
+#[test]
+fn the_typescript_client_pinned_to_2026_07_28_runs_the_flows_on_the_board_over_cobs() {
+    typescript_over_stdio(Some(PROTOCOL));
+}
+
+#[test]
+fn the_typescript_client_in_its_default_era_runs_the_flows_on_the_board_over_lines() {
+    typescript_over_http(None);
+}
+
+#[test]
+fn the_typescript_client_pinned_to_2026_07_28_runs_the_flows_on_the_board_over_lines() {
+    typescript_over_http(Some(PROTOCOL));
+}
