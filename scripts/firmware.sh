@@ -28,7 +28,8 @@ build() { # TARGET FEATURES -> the image's path on stdout
   tag=${tag//,/-}
   cross_route "$target" >&2
   local dir="$PWD/target/firmware/$tag"
-  (cd "$board" && CARGO_TARGET_DIR="$dir" cross_cargo build --release --locked --quiet \
+  # defmt keeps only what DEFMT_LOG lets through, at build time: the boot and every round.
+  (cd "$board" && DEFMT_LOG=${DEFMT_LOG:-debug} CARGO_TARGET_DIR="$dir" cross_cargo build --release --locked --quiet \
     ${features:+--features "$features"}) >&2
   echo "$dir/$target/release/snodo-an386"
 }

@@ -78,7 +78,7 @@ where
         board.between_rounds();
         match serial.serve_one(server, link, &mut now) {
             Ok(Served::End) => return Stopped::EndOfInput,
-            Ok(_) => {}
+            Ok(served) => log::debug!("round: {}", served),
             Err(e) => return Stopped::Link(e),
         }
     }

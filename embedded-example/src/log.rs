@@ -15,4 +15,17 @@ macro_rules! info {
     }};
 }
 
-pub(crate) use info;
+#[cfg(feature = "defmt")]
+macro_rules! debug {
+    ($($arg:tt)*) => { defmt::debug!($($arg)*) };
+}
+
+/// The arguments are only borrowed: defmt's `Format` types need not implement `Display`.
+#[cfg(not(feature = "defmt"))]
+macro_rules! debug {
+    ($format:literal $(, $arg:expr)* $(,)?) => {{
+        $(let _ = &$arg;)*
+    }};
+}
+
+pub(crate) use {debug, info};

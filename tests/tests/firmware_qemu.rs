@@ -316,3 +316,70 @@ fn the_typescript_client_in_its_default_era_runs_the_flows_on_the_board_over_lin
 fn the_typescript_client_pinned_to_2026_07_28_runs_the_flows_on_the_board_over_lines() {
     typescript_over_http(Some(PROTOCOL));
 }
+
+// ---------------------------------------------------------------------------------------------
+// defmt
+
+/// `defmt-print` (pinned, installed into `.tools/` by `scripts/cargo-tools.sh` when missing).
+fn defmt_print() -> std::path::PathBuf {
+    let workspace = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap();
+    let status = Command::new("bash")
+        .arg("-c")
+        .arg("source scripts/cargo-tools.sh && need_tool defmt-print 1.0.0")
+        .current_dir(workspace)
+        .status()
+        .expect("bash runs");
+    assert!(status.success(), "installing defmt-print failed");
+    workspace.join(".tools/bin/defmt-print")
+}
+
+/// Decodes the firmware's defmt frames with the image's symbols.
+fn decode_defmt(image: &std::path::Path, frames: &[u8]) -> String {
+    let mut child = Command::new(defmt_print())
+        .arg("-e")
+        .arg(image)
+        .args(["--log-format", "{L} {s}", "stdin"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("defmt-print runs");
+    child.stdin.take().unwrap().write_all(frames).unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert!(output.status.success(), "defmt-print failed");
+    String::from_utf8(output.stdout).unwrap()
+}
+
+#[test]
+fn the_defmt_build_logs_its_boot_and_a_round_decoded_by_defmt_print() {
+    let image = firmware_common::qemu::image("thumbv7em-none-eabihf", "defmt");
+    let mut board = Emulator::start(&image, "--framing line");
+    let mut serial = RawSerial::open(&board.serial);
+    let call = tool_call(1, "read_sensor", json!({"channel": 0}));
+    serial.write(format!("{call}\n").as_bytes());
+    let reply = decode("line", &serial.frame(b'\n'));
+    assert_eq!(structured(&reply)["value"], json!(23.125), "{reply}");
+
+    // The round's log line is written once its reply is: wait for it to be decodable.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let decoded = loop {
+        let decoded = decode_defmt(&image, &board.semihosting_output());
+        if decoded.contains("round: Replied") || std::time::Instant::now() > deadline {
+            break decoded;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    println!("{decoded}");
+    let lines: Vec<Vec<&str>> = decoded
+        .lines()
+        .map(|line| line.split_whitespace().collect())
+        .collect();
+    assert!(lines.contains(&vec!["INFO", "serving"]), "{decoded}");
+    assert!(
+        lines.contains(&vec!["DEBUG", "round:", "Replied"]),
+        "{decoded}"
+    );
+    board.assert_healthy();
+}

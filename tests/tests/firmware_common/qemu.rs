@@ -48,8 +48,24 @@ pub struct Emulator {
     /// UART0's pseudo-terminal.
     pub serial: PathBuf,
     monitor: PathBuf,
-    /// What the firmware wrote through semihosting, and QEMU's own messages.
-    pub console: Arc<Mutex<String>>,
+    /// QEMU's standard output as bytes: its own notice of the pty, then what the firmware
+    /// wrote through semihosting (text, or defmt's binary frames).
+    pub output: Arc<Mutex<Vec<u8>>>,
+    /// QEMU's standard error.
+    errors: Arc<Mutex<String>>,
+}
+
+/// Keeps a stream's bytes as they come.
+fn collect_bytes(mut stream: impl Read + Send + 'static, into: Arc<Mutex<Vec<u8>>>) {
+    std::thread::spawn(move || {
+        let mut chunk = [0u8; 4096];
+        while let Ok(n) = stream.read(&mut chunk) {
+            if n == 0 {
+                return;
+            }
+            into.lock().unwrap().extend_from_slice(&chunk[..n]);
+        }
+    });
 }
 
 fn collect(stream: impl Read + Send + 'static, into: Arc<Mutex<String>>, tag: &'static str) {
@@ -87,19 +103,14 @@ impl Emulator {
             .stderr(Stdio::piped())
             .spawn()
             .expect("qemu-system-arm runs (scripts/test-all.sh installs it)");
-        let console = Arc::new(Mutex::new(String::new()));
-        collect(
-            child.stdout.take().unwrap(),
-            Arc::clone(&console),
-            "firmware",
-        );
-        collect(child.stderr.take().unwrap(), Arc::clone(&console), "qemu");
+        let output = Arc::new(Mutex::new(Vec::new()));
+        let errors = Arc::new(Mutex::new(String::new()));
+        collect_bytes(child.stdout.take().unwrap(), Arc::clone(&output));
+        collect(child.stderr.take().unwrap(), Arc::clone(&errors), "qemu");
         // QEMU names the pty before the guest starts.
         let deadline = Instant::now() + Duration::from_secs(10);
         let serial = loop {
-            let named = console
-                .lock()
-                .unwrap()
+            let named = String::from_utf8_lossy(&output.lock().unwrap())
                 .split("char device redirected to ")
                 .nth(1)
                 .and_then(|rest| rest.split_whitespace().next().map(PathBuf::from));
@@ -117,7 +128,8 @@ impl Emulator {
             child,
             serial,
             monitor,
-            console,
+            output,
+            errors,
         };
         emulator.wait_for_monitor();
         emulator
@@ -147,14 +159,31 @@ impl Emulator {
         }
     }
 
+    /// QEMU's output and errors as text (lossy where the firmware wrote binary).
+    pub fn console(&self) -> String {
+        let mut text = String::from_utf8_lossy(&self.output.lock().unwrap()).into_owned();
+        text.push_str(&self.errors.lock().unwrap());
+        text
+    }
+
+    /// What the firmware wrote through semihosting: the output after QEMU's notice.
+    pub fn semihosting_output(&self) -> Vec<u8> {
+        let output = self.output.lock().unwrap();
+        let notice_end = output
+            .windows(b"(label serial0)\n".len())
+            .position(|w| w == b"(label serial0)\n")
+            .map_or(0, |at| at + b"(label serial0)\n".len());
+        output[notice_end..].to_vec()
+    }
+
     /// Waits until the console shows `text`.
     pub fn wait_for_console(&self, text: &str) {
         let deadline = Instant::now() + Duration::from_secs(20);
-        while !self.console.lock().unwrap().contains(text) {
+        while !self.console().contains(text) {
             assert!(
                 Instant::now() < deadline,
                 "the firmware never wrote {text:?}; console:\n{}",
-                self.console.lock().unwrap()
+                self.console()
             );
             std::thread::sleep(Duration::from_millis(20));
         }
@@ -175,7 +204,7 @@ impl Emulator {
     /// The firmware is still running and has reported no fault or panic: what every test
     /// checks at its end, so bad input that crashed the device fails the test.
     pub fn assert_healthy(&mut self) {
-        let console = self.console.lock().unwrap().clone();
+        let console = self.console();
         assert!(
             !console.contains("hard fault") && !console.contains("panic"),
             "the firmware failed:\n{console}"
