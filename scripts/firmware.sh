@@ -63,7 +63,7 @@ case "${1:-}" in
     ;;
   footprint)
     need_qemu
-    exec python3 scripts/firmware-footprint.py
+    exec python3 scripts/firmware_footprint.py
     ;;
   *)
     sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'

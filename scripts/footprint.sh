@@ -30,40 +30,11 @@ section() { size -A "$1" | awk -v s="$2" '$1 == s { print $2 }'; }
 # printed for a flow that ran as it should.
 measure() {
     python3 - "$1" <<'PY'
-import json, subprocess, sys
+import json, os, subprocess, sys
+sys.path.insert(0, "scripts")
+from device_flows import FLOWS, cobs, crc16, uncobs
 
 device = sys.argv[1]
-META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}}}
-
-def crc16(data):
-    crc = 0xFFFF
-    for b in data:
-        crc ^= b << 8
-        for _ in range(8):
-            crc = ((crc << 1) ^ 0x1021) if crc & 0x8000 else (crc << 1)
-            crc &= 0xFFFF
-    return crc
-
-def cobs(data):
-    out, block = bytearray(), bytearray()
-    for b in data:
-        if b == 0:
-            out += bytes([len(block) + 1]) + block; block = bytearray()
-        else:
-            block.append(b)
-            if len(block) == 254:
-                out += bytes([255]) + block; block = bytearray()
-    out += bytes([len(block) + 1]) + block
-    return bytes(out)
-
-def uncobs(frame):
-    out, at = bytearray(), 0
-    while at < len(frame):
-        code = frame[at]; out += frame[at + 1:at + code]; at += code
-        if code < 255 and at < len(frame): out.append(0)
-    assert crc16(out[:-2]).to_bytes(2, "big") == bytes(out[-2:]), "bad CRC from the device"
-    return bytes(out[:-2])
 
 class Device:
     def __init__(self, framing):
@@ -95,65 +66,8 @@ class Device:
         words = err.split()
         return int(words[words.index("boot") + 1]), int(words[words.index("rounds") + 1])
 
-n = 0
-def req(method, params, extra_meta=None):
-    global n; n += 1
-    meta = dict(META, **(extra_meta or {}))
-    return {"jsonrpc": "2.0", "id": n, "method": method, "params": dict(params, _meta=meta)}
-
-def retry(first, reply, answers):
-    global n; n += 1
-    r = json.loads(json.dumps(first)); r["id"] = n
-    r["params"]["inputResponses"] = answers
-    r["params"]["requestState"] = reply["result"]["requestState"]
-    return r
-
-def complete(reply):
-    assert reply.get("result", {}).get("resultType") == "complete", reply
-    return reply["result"]
-
-def asks(reply):
-    assert reply.get("result", {}).get("resultType") == "input_required", reply
-    return reply
-
-def lists(d):
-    complete(d.call(req("server/discover", {})))
-    for kind in ("tools", "resources", "prompts"):
-        cursor = None
-        while True:
-            page = complete(d.call(req(kind + "/list", {"cursor": cursor} if cursor else {})))
-            cursor = page.get("nextCursor")
-            if not cursor: break
-    complete(d.call(req("resources/read", {"uri": "device://info"})))
-    complete(d.call(req("prompts/get", {"name": "bench_check", "arguments": {"focus": "supply"}})))
-
-def read_sensor(d):
-    r = complete(d.call(req("tools/call", {"name": "read_sensor", "arguments": {"channel": 2, "samples": 16}}, {"progressToken": 1})))
-    assert r["structuredContent"]["value"] == 3.3
-
-def set_relay(d):
-    first = req("tools/call", {"name": "set_relay", "arguments": {"channel": 1, "on": True}})
-    asked = asks(d.call(first))
-    done = complete(d.call(retry(first, asked, {"confirm": {"action": "accept", "content": {"confirm": True}}})))
-    assert done["structuredContent"]["switched"] is True
-
-def calibrate(d):
-    first = req("tools/call", {"name": "calibrate", "arguments": {"channel": 0}})
-    leg1 = asks(d.call(first))
-    leg2 = asks(d.call(retry(first, leg1, {"reference": {"action": "accept", "content": {"reference": 23.0}}})))
-    done = complete(d.call(retry(first, leg2, {"store": {"action": "accept", "content": {"store": True}}})))
-    assert done["structuredContent"]["stored"] is True
-
-def refusals(d):
-    first = req("tools/call", {"name": "set_relay", "arguments": {"channel": 0, "on": True}})
-    asked = asks(d.call(first))
-    forged = retry(first, asked, {"confirm": {"action": "accept", "content": {"confirm": True}}})
-    forged["params"]["arguments"]["channel"] = 1
-    assert d.call(forged)["error"]["code"] == -32602
-    assert d.call({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"x": "y" * 3000}})["error"]["code"] == -32600
-
 for framing in ("line", "cobs"):
-    for flow in (lists, read_sensor, set_relay, calibrate, refusals):
+    for flow in FLOWS:
         d = Device(framing)
         flow(d)
         boot, rounds = d.close()

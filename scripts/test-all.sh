@@ -30,13 +30,25 @@ scripts/msrv.sh
 step "supply chain: cargo-deny, publish dry runs, docs as docs.rs builds them"
 scripts/supply-chain.sh
 
-step "system packages the tests use, installed when missing: nginx (the cluster), jemalloc (memory given back)"
+step "system packages the tests use, installed when missing: nginx (the cluster), jemalloc (memory given back), QEMU (the firmware)"
 missing=()
+command -v qemu-system-arm >/dev/null || missing+=(qemu-system-arm)
 command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || missing+=(nginx)
 [ -e /usr/lib/x86_64-linux-gnu/libjemalloc.so.2 ] || missing+=(libjemalloc2)
 if [ ${#missing[@]} -gt 0 ]; then
-  apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y "${missing[@]}"
+  apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"
 fi
+
+step "firmware: the board's images for Cortex-M4F and Cortex-M0 (linked into 256 KiB flash, 64 KiB RAM), its lint, defmt-print"
+# The images the QEMU tests run (thumbv7em, plain and defmt) are built here first; thumbv6m
+# is built to prove the ARMv6-M link. The board crate is linted for the host: its
+# peripheral code type-checks there, and Debian's toolchain has no clippy.
+scripts/firmware.sh build thumbv7em-none-eabihf "" >/dev/null
+scripts/firmware.sh build thumbv7em-none-eabihf defmt >/dev/null
+scripts/firmware.sh build thumbv6m-none-eabi "" >/dev/null
+(cd embedded-example/boards/mps2-an386 && cargo fmt --check &&
+  CARGO_TARGET_DIR=../../../target/firmware/clippy-host cargo clippy --locked --features cost -- -D warnings)
+(source scripts/cargo-tools.sh && need_tool defmt-print 1.0.0)
 
 step "tests"
 cargo test --workspace --locked 2>&1 | tee target/test-output.txt

@@ -383,3 +383,44 @@ fn the_defmt_build_logs_its_boot_and_a_round_decoded_by_defmt_print() {
     );
     board.assert_healthy();
 }
+
+// ---------------------------------------------------------------------------------------------
+// Cost
+
+/// The `cost` image's figures: scripted rounds over an in-memory link, then seal and open.
+fn cost_figures() -> Vec<String> {
+    let image = firmware_common::qemu::image("thumbv7em-none-eabihf", "cost");
+    let mut board = Emulator::start_with(&image, "--cost", &["-icount", "shift=0"]);
+    let status = board.wait_for_exit();
+    let console = board.console();
+    assert!(status.success(), "the cost run failed:\n{console}");
+    console
+        .lines()
+        .filter(|line| line.starts_with("cost: "))
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn the_cost_of_fixed_rounds_is_the_same_on_every_run_under_icount() {
+    let first = cost_figures();
+    // Boot, three rounds, and the direct seal and open.
+    assert_eq!(first.len(), 5, "{first:?}");
+    for name in [
+        "round read_sensor",
+        "round set_relay (seal)",
+        "round set_relay retry (open)",
+    ] {
+        assert!(
+            first
+                .iter()
+                .any(|line| line.starts_with(&format!("cost: {name} "))),
+            "{first:?}"
+        );
+    }
+    assert_eq!(
+        cost_figures(),
+        first,
+        "instruction counts differ between runs"
+    );
+}

@@ -19,6 +19,7 @@
 use super::Tool;
 
 /// Slots of the memo: tools whose indexes are equal modulo this share a slot.
+#[cfg(target_has_atomic = "ptr")]
 const SLOTS: usize = 8;
 
 #[cfg(target_has_atomic = "ptr")]

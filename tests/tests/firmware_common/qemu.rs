@@ -83,6 +83,11 @@ fn collect(stream: impl Read + Send + 'static, into: Arc<Mutex<String>>, tag: &'
 impl Emulator {
     /// Boots `image` with the firmware options `append` (e.g. `--framing cobs --announce`).
     pub fn start(image: &Path, append: &str) -> Emulator {
+        Emulator::start_with(image, append, &[])
+    }
+
+    /// [`Emulator::start`] with more QEMU options (e.g. `-icount shift=0`).
+    pub fn start_with(image: &Path, append: &str, qemu_options: &[&str]) -> Emulator {
         let monitor = std::env::temp_dir().join(format!(
             "snodo-qemu-{}-{:?}.sock",
             std::process::id(),
@@ -90,6 +95,7 @@ impl Emulator {
         ));
         let _ = std::fs::remove_file(&monitor);
         let mut child = Command::new("qemu-system-arm")
+            .args(qemu_options)
             .args(["-machine", "mps2-an386", "-nographic"])
             .arg("-monitor")
             .arg(format!("unix:{},server,nowait", monitor.display()))
