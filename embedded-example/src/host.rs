@@ -23,9 +23,9 @@ use core::fmt;
 use embedded_io::{ErrorKind, ErrorType, Read, Write};
 
 use crate::args::Args;
-use crate::board::{Board, Fault, Reading};
+use crate::board::Fault;
 use crate::device::{self, Options, Stopped};
-use crate::sim::Bench;
+use crate::sim::{Platform, Simulated};
 
 /// A failed system call: its `errno`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -146,33 +146,35 @@ fn monotonic_secs() -> u64 {
     }
 }
 
-/// A simulated bench: three sensors with fixed readings, an empty fourth channel, two relays.
+/// The host process's clock, entropy and stack meter, under the simulated bench.
 #[derive(Debug)]
-pub struct HostBoard {
+pub struct Host {
     booted: u64,
-    bench: Bench,
     /// Measure the stack between rounds (only on the painted stack of [`MEASURED_STACK`]).
     measuring: bool,
 }
 
-impl Default for HostBoard {
+impl Default for Host {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl HostBoard {
-    /// A board booted now, with every relay off.
+impl Host {
+    /// A platform booted now.
     pub fn new() -> Self {
-        HostBoard {
+        Host {
             booted: monotonic_secs(),
-            bench: Bench::new(),
             measuring: false,
         }
     }
 }
 
-impl Board for HostBoard {
+/// The device as a process: three sensors with fixed readings, an empty fourth channel, two
+/// relays.
+pub type HostBoard = Simulated<Host>;
+
+impl Platform for Host {
     fn uptime_secs(&self) -> u64 {
         monotonic_secs().saturating_sub(self.booted)
     }
@@ -190,18 +192,6 @@ impl Board for HostBoard {
             }
         }
         Ok(())
-    }
-
-    fn read_sensor(&self, channel: u8) -> Result<Reading, Fault> {
-        self.bench.read_sensor(channel)
-    }
-
-    fn set_relay(&self, channel: u8, on: bool) -> Result<bool, Fault> {
-        self.bench.set_relay(channel, on)
-    }
-
-    fn relay(&self, channel: u8) -> Option<bool> {
-        self.bench.relay(channel)
     }
 
     fn between_rounds(&self) {
@@ -240,10 +230,10 @@ pub fn main<'a>(args: impl Iterator<Item = &'a [u8]>) -> c_int {
 }
 
 fn serve(options: Options, measuring: bool) -> c_int {
-    let board = HostBoard {
+    let board = HostBoard::new(Host {
         measuring,
-        ..HostBoard::new()
-    };
+        ..Host::new()
+    });
     match device::run(board, &mut Stdio, options) {
         Stopped::EndOfInput => 0,
         Stopped::Link(_) => {

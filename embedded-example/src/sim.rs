@@ -7,7 +7,7 @@
 use core::cell::Cell;
 
 use crate::app;
-use crate::board::{Fault, Reading};
+use crate::board::{Board, Fault, Reading};
 
 /// Sensors and relays with no hardware behind them.
 #[derive(Debug, Default)]
@@ -54,5 +54,61 @@ impl Bench {
     /// The state of relay `channel`, if there is one.
     pub fn relay(&self, channel: u8) -> Option<bool> {
         self.relays.get().get(usize::from(channel)).copied()
+    }
+}
+
+/// What a simulated bench still needs from the machine it runs on.
+pub trait Platform {
+    /// Seconds since boot ([`Board::uptime_secs`]).
+    fn uptime_secs(&self) -> u64;
+    /// Entropy for the boot secret ([`Board::fill_entropy`]).
+    fn fill_entropy(&self, buf: &mut [u8]) -> Result<(), Fault>;
+    /// Between rounds ([`Board::between_rounds`]); nothing by default.
+    fn between_rounds(&self) {}
+}
+
+/// A [`Board`] made of a platform's clock and entropy and the simulated [`Bench`]: the host
+/// process and every emulated board.
+#[derive(Debug, Default)]
+pub struct Simulated<P> {
+    /// The clock, entropy and between-rounds hook.
+    pub platform: P,
+    /// The sensors and relays.
+    pub bench: Bench,
+}
+
+impl<P> Simulated<P> {
+    /// The bench on `platform`, every relay off.
+    pub const fn new(platform: P) -> Self {
+        Simulated {
+            platform,
+            bench: Bench::new(),
+        }
+    }
+}
+
+impl<P: Platform> Board for Simulated<P> {
+    fn uptime_secs(&self) -> u64 {
+        self.platform.uptime_secs()
+    }
+
+    fn fill_entropy(&self, buf: &mut [u8]) -> Result<(), Fault> {
+        self.platform.fill_entropy(buf)
+    }
+
+    fn read_sensor(&self, channel: u8) -> Result<Reading, Fault> {
+        self.bench.read_sensor(channel)
+    }
+
+    fn set_relay(&self, channel: u8, on: bool) -> Result<bool, Fault> {
+        self.bench.set_relay(channel, on)
+    }
+
+    fn relay(&self, channel: u8) -> Option<bool> {
+        self.bench.relay(channel)
+    }
+
+    fn between_rounds(&self) {
+        self.platform.between_rounds()
     }
 }

@@ -13,9 +13,9 @@ use snodo_core::json::{Limits, parse};
 use snodo_core::state::{
     Binding, MAX_TOKEN_LEN, OPEN_SCRATCH_LEN, Principal, Secret, StateOptions, open, seal,
 };
-use snodo_embedded_example::board::{Board, Fault, Reading};
+use snodo_embedded_example::board::{Board, Fault};
 use snodo_embedded_example::device::{self, Options, Stopped};
-use snodo_embedded_example::sim::Bench;
+use snodo_embedded_example::sim::{Platform, Simulated};
 
 use crate::clock;
 use crate::report::report;
@@ -151,14 +151,13 @@ impl Write for Script {
     }
 }
 
-/// The simulated bench, noting the cycle count before each round.
+/// The platform under the simulated bench, noting the cycle count before each round.
 struct Timed {
-    bench: Bench,
     marks: Cell<[u64; 4]>,
     looks: Cell<usize>,
 }
 
-impl Board for Timed {
+impl Platform for Timed {
     fn uptime_secs(&self) -> u64 {
         clock::uptime_secs()
     }
@@ -167,18 +166,6 @@ impl Board for Timed {
         // A fixed secret: the cost is the same for any.
         buf.fill(0x5a);
         Ok(())
-    }
-
-    fn read_sensor(&self, channel: u8) -> Result<Reading, Fault> {
-        self.bench.read_sensor(channel)
-    }
-
-    fn set_relay(&self, channel: u8, on: bool) -> Result<bool, Fault> {
-        self.bench.set_relay(channel, on)
-    }
-
-    fn relay(&self, channel: u8) -> Option<bool> {
-        self.bench.relay(channel)
     }
 
     fn between_rounds(&self) {
@@ -194,11 +181,10 @@ impl Board for Timed {
 
 /// Measures and reports; `false` if a round did not answer as it should.
 pub fn run() -> bool {
-    let board = Timed {
-        bench: Bench::new(),
+    let board = Simulated::new(Timed {
         marks: Cell::new([0; 4]),
         looks: Cell::new(0),
-    };
+    });
     let mut script = Script::new();
     let options = Options {
         framing: snodo_core::io::Framing::Line,
@@ -211,7 +197,7 @@ pub fn run() -> bool {
         report!("cost: the scripted rounds did not answer as they should");
         return false;
     }
-    let marks = board.marks.get();
+    let marks = board.platform.marks.get();
     report!("cost: boot {} counts", (marks[0] - start) as u32);
     let mut at = marks[0];
     for (name, &next) in ROUNDS.iter().zip(marks[1..].iter().chain([end].iter())) {

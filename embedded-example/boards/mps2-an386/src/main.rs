@@ -63,7 +63,7 @@ fn main() -> ! {
         stack::paint();
     }
     let mut uart = uart::Uart::enable(clock::CORE_HZ, BAUD);
-    let board = board::An386::new(args.measure_stack);
+    let board = board::new(args.measure_stack);
     let stopped = device::run(board, &mut uart, args.options);
     // The UART never ends or fails, so only boot can stop the device.
     match stopped {
