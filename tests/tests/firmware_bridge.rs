@@ -29,16 +29,7 @@ fn stdio_bridge_over_cobs_runs_the_confirmation_and_calibration_flows() {
     calibrate_flow(&mut |m| bridge.call(m));
 
     // Progress notifications travel before the reply.
-    let mut with_progress = tool_call(40, "read_sensor", json!({"channel": 2, "samples": 3}));
-    with_progress["params"]["_meta"]["progressToken"] = json!("p");
-    let (notes, reply) = bridge.call_with_notifications(&with_progress);
-    assert_eq!(notes.len(), 3, "{notes:?}");
-    assert!(
-        notes
-            .iter()
-            .all(|n| n["method"] == "notifications/progress")
-    );
-    assert_eq!(structured(&reply)["value"], json!(3.3));
+    progress_flow(&mut bridge);
 
     bridge.finish();
     stop(&mut device);

@@ -38,16 +38,7 @@ fn read_sensor_answers_on_the_emulated_board_over_cobs() {
     let missing = bridge.call(&tool_call(9, "read_sensor", json!({"channel": 3})));
     assert_eq!(missing["result"]["isError"], true, "{missing}");
 
-    let mut with_progress = tool_call(10, "read_sensor", json!({"channel": 2, "samples": 3}));
-    with_progress["params"]["_meta"]["progressToken"] = json!("p");
-    let (notes, reply) = bridge.call_with_notifications(&with_progress);
-    assert_eq!(notes.len(), 3, "{notes:?}");
-    assert!(
-        notes
-            .iter()
-            .all(|n| n["method"] == "notifications/progress")
-    );
-    assert_eq!(structured(&reply)["value"], json!(3.3));
+    progress_flow(&mut bridge);
     bridge.finish();
     board.assert_healthy();
 }

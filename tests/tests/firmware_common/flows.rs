@@ -151,3 +151,18 @@ pub fn calibrate_flow(call: &mut dyn FnMut(&Value) -> Value) {
     let reading = call(&tool_call(34, "read_sensor", json!({"channel": 0})));
     assert_eq!(structured(&reading)["value"], json!(23.0), "{reading}");
 }
+
+/// A `read_sensor` call with three samples and a progress token over the bridge's stdio: the
+/// three progress notifications travel before the reply.
+pub fn progress_flow(bridge: &mut StdioBridge) {
+    let mut with_progress = tool_call(40, "read_sensor", json!({"channel": 2, "samples": 3}));
+    with_progress["params"]["_meta"]["progressToken"] = json!("p");
+    let (notes, reply) = bridge.call_with_notifications(&with_progress);
+    assert_eq!(notes.len(), 3, "{notes:?}");
+    assert!(
+        notes
+            .iter()
+            .all(|n| n["method"] == "notifications/progress")
+    );
+    assert_eq!(structured(&reply)["value"], json!(3.3));
+}
