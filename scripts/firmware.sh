@@ -11,7 +11,7 @@
 #                                                   and the cost of fixed rounds
 #
 # TARGET defaults to thumbv7em-none-eabihf (the board runs thumbv6m-none-eabi images too:
-# ARMv6-M is a subset). FEATURES is a comma-separated list of the board crate's features
+# ARMv6-M is a subset); riscv32imc-unknown-none-elf builds the QEMU `virt` board instead. FEATURES is a comma-separated list of the board crate's features
 # (defmt, cost). The build takes the rustup target when installed, Debian's build-std route
 # otherwise (scripts/cross-toolchain.sh), and says which. QEMU (qemu-system-arm) is installed
 # with apt-get when missing.
@@ -20,10 +20,13 @@ shopt -s inherit_errexit
 cd "$(dirname "$0")/.."
 source scripts/cross-toolchain.sh
 
-board=embedded-example/boards/mps2-an386
-
 build() { # TARGET FEATURES -> the image's path on stdout
   local target=${1:-thumbv7em-none-eabihf} features=${2:-}
+  # Cortex-M targets build the mps2-an386 board; RISC-V ones the QEMU virt board.
+  local board=embedded-example/boards/mps2-an386 image=snodo-an386
+  if [[ $target == riscv* ]]; then
+    board=embedded-example/boards/qemu-riscv-virt image=snodo-riscv-virt
+  fi
   local tag=${features:-plain}
   tag=${tag//,/-}
   cross_route "$target" >&2
@@ -31,7 +34,7 @@ build() { # TARGET FEATURES -> the image's path on stdout
   # defmt keeps only what DEFMT_LOG lets through, at build time: the boot and every round.
   (cd "$board" && DEFMT_LOG=${DEFMT_LOG:-debug} CARGO_TARGET_DIR="$dir" cross_cargo build --release --locked --quiet \
     ${features:+--features "$features"}) >&2
-  echo "$dir/$target/release/snodo-an386"
+  echo "$dir/$target/release/$image"
 }
 
 need_qemu() {

@@ -33,21 +33,24 @@ scripts/supply-chain.sh
 step "system packages the tests use, installed when missing: nginx (the cluster), jemalloc (memory given back), QEMU (the firmware)"
 missing=()
 command -v qemu-system-arm >/dev/null || missing+=(qemu-system-arm)
+command -v qemu-system-riscv32 >/dev/null || missing+=(qemu-system-misc)
 command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || missing+=(nginx)
 [ -e /usr/lib/x86_64-linux-gnu/libjemalloc.so.2 ] || missing+=(libjemalloc2)
 if [ ${#missing[@]} -gt 0 ]; then
   apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"
 fi
 
-step "firmware: the board's images for Cortex-M4F and Cortex-M0 (linked into 256 KiB flash, 64 KiB RAM), its lint, defmt-print"
+step "firmware: the boards' images for Cortex-M4F, Cortex-M0 and RV32IMC (linked into 256 KiB flash, 64 KiB RAM), their lint, defmt-print"
 # The images the QEMU tests run (thumbv7em, plain and defmt) are built here first; thumbv6m
 # is built to prove the ARMv6-M link. The board crate is linted for the host: its
 # peripheral code type-checks there, and Debian's toolchain has no clippy.
 scripts/firmware.sh build thumbv7em-none-eabihf "" >/dev/null
 scripts/firmware.sh build thumbv7em-none-eabihf defmt >/dev/null
 scripts/firmware.sh build thumbv6m-none-eabi "" >/dev/null
+scripts/firmware.sh build riscv32imc-unknown-none-elf "" >/dev/null
 (cd embedded-example/boards/mps2-an386 && cargo fmt --check &&
   CARGO_TARGET_DIR=../../../target/firmware/clippy-host cargo clippy --locked --features cost -- -D warnings)
+(cd embedded-example/boards/qemu-riscv-virt && cargo fmt --check)
 (source scripts/cargo-tools.sh && need_tool defmt-print 1.0.0)
 
 step "tests"

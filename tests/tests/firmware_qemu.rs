@@ -415,3 +415,17 @@ fn the_cost_of_fixed_rounds_is_the_same_on_every_run_under_icount() {
         "instruction counts differ between runs"
     );
 }
+
+// ---------------------------------------------------------------------------------------------
+// RISC-V
+
+#[test]
+fn the_riscv_image_serves_the_confirmation_and_calibration_flows_over_cobs() {
+    let image = firmware_common::qemu::image("riscv32imc-unknown-none-elf", "");
+    let mut board = Emulator::start(&image, "--framing cobs --announce");
+    let mut bridge = StdioBridge::on(&board.serial, "cobs");
+    set_relay_flow(&mut |m| bridge.call(m));
+    calibrate_flow(&mut |m| bridge.call(m));
+    bridge.finish();
+    board.assert_healthy();
+}

@@ -94,9 +94,20 @@ impl Emulator {
             std::thread::current().id()
         ));
         let _ = std::fs::remove_file(&monitor);
-        let mut child = Command::new("qemu-system-arm")
+        // A RISC-V image runs on the `virt` machine, a Cortex-M one on `mps2-an386`.
+        let riscv = image.to_string_lossy().contains("riscv");
+        let (qemu, machine): (_, &[&str]) = if riscv {
+            (
+                "qemu-system-riscv32",
+                &["-machine", "virt", "-bios", "none"],
+            )
+        } else {
+            ("qemu-system-arm", &["-machine", "mps2-an386"])
+        };
+        let mut child = Command::new(qemu)
             .args(qemu_options)
-            .args(["-machine", "mps2-an386", "-nographic"])
+            .args(machine)
+            .arg("-nographic")
             .arg("-monitor")
             .arg(format!("unix:{},server,nowait", monitor.display()))
             .args(["-serial", "pty"])
@@ -108,7 +119,7 @@ impl Emulator {
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
-            .expect("qemu-system-arm runs (scripts/test-all.sh installs it)");
+            .expect("QEMU runs (scripts/test-all.sh installs qemu-system-arm and -misc)");
         let output = Arc::new(Mutex::new(Vec::new()));
         let errors = Arc::new(Mutex::new(String::new()));
         collect_bytes(child.stdout.take().unwrap(), Arc::clone(&output));
