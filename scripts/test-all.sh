@@ -9,6 +9,16 @@ cd "$(dirname "$0")/.."
 step() { printf '\n== %s ==\n' "$*"; }
 started=$(date +%s)
 
+step "system packages the tests use (the MSRV step runs tests too), installed when missing: nginx (the cluster), jemalloc (memory given back), QEMU (the firmware)"
+missing=()
+command -v qemu-system-arm >/dev/null || missing+=(qemu-system-arm)
+command -v qemu-system-riscv32 >/dev/null || missing+=(qemu-system-misc)
+command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || missing+=(nginx)
+[ -e /usr/lib/x86_64-linux-gnu/libjemalloc.so.2 ] || missing+=(libjemalloc2)
+if [ ${#missing[@]} -gt 0 ]; then
+  apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"
+fi
+
 step "format"
 cargo fmt --all -- --check
 
@@ -30,15 +40,6 @@ scripts/msrv.sh
 step "supply chain: cargo-deny, publish dry runs, docs as docs.rs builds them"
 scripts/supply-chain.sh
 
-step "system packages the tests use, installed when missing: nginx (the cluster), jemalloc (memory given back), QEMU (the firmware)"
-missing=()
-command -v qemu-system-arm >/dev/null || missing+=(qemu-system-arm)
-command -v qemu-system-riscv32 >/dev/null || missing+=(qemu-system-misc)
-command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || missing+=(nginx)
-[ -e /usr/lib/x86_64-linux-gnu/libjemalloc.so.2 ] || missing+=(libjemalloc2)
-if [ ${#missing[@]} -gt 0 ]; then
-  apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"
-fi
 
 step "firmware: the boards' images for Cortex-M4F, Cortex-M0 and RV32IMC (linked into 256 KiB flash, 64 KiB RAM), their lint, defmt-print"
 # The images the QEMU tests run (thumbv7em, plain and defmt) are built here first; thumbv6m
