@@ -209,7 +209,7 @@ impl<B: Board> Instrument<B> {
             first.get_or_insert(reading);
             if samples > 1 {
                 reply
-                    .progress(f64::from(n), Some(f64::from(samples)), None)
+                    .progress(n, Some(samples), None)
                     .map_err(|_| Error::internal("no room for a progress notification"))?;
             }
         }

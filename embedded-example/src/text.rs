@@ -68,37 +68,20 @@ pub const MAX_UNITS: i64 = 1_000_000;
 /// A JSON number as thousandths, rounded half away from zero; `None` beyond
 /// ±[`MAX_UNITS`].
 pub fn milli_of(value: Value<'_>) -> Option<i64> {
-    let number = value.as_number()?;
-    if let Some(n) = number.as_i64() {
-        return (n.abs() <= MAX_UNITS).then_some(n * 1000);
-    }
-    let f = number.as_f64()?;
-    if !(-(MAX_UNITS as f64)..=MAX_UNITS as f64).contains(&f) {
-        return None;
-    }
-    let scaled = f * 1000.0;
-    Some(if scaled < 0.0 {
-        (scaled - 0.5) as i64
-    } else {
-        (scaled + 0.5) as i64
-    })
+    value
+        .as_number()?
+        .to_fixed(3)
+        .filter(|milli| milli.unsigned_abs() <= MAX_UNITS.unsigned_abs() * 1000)
 }
 
 /// An integer argument in `0..=max`. The schema admitted it, and JSON Schema counts `1.0` as
-/// an integer, so integral floats are accepted too.
+/// an integer, so integral non-integer literals (`1.0`, `1e0`) are accepted too.
 pub fn small_int(value: Option<Value<'_>>, max: u8) -> Option<u8> {
     let number = value?.as_number()?;
-    let n = match number.as_u64() {
-        Some(n) => n,
-        None if number.is_integral() => {
-            let f = number.as_f64()?;
-            if !(0.0..=255.0).contains(&f) {
-                return None;
-            }
-            f as u64
-        }
-        None => return None,
-    };
+    if !number.is_integral() {
+        return None;
+    }
+    let n = number.to_fixed(0)?;
     u8::try_from(n).ok().filter(|&n| n <= max)
 }
 
@@ -134,11 +117,32 @@ mod tests {
             ("23.0005", Some(23_001)),
             ("-0.125", Some(-125)),
             ("1e3", Some(1_000_000)),
+            ("-1e6", Some(-1_000_000_000)),
             ("1000001", None),
+            ("1000000.1", None),
             ("1e300", None),
+            ("1e-300", Some(0)),
         ] {
             let value = parse(text.as_bytes(), &Limits::DEVICE).unwrap();
             assert_eq!(milli_of(value), milli, "{text}");
+        }
+    }
+
+    #[test]
+    fn small_integers_accept_integral_spellings() {
+        for (text, want) in [
+            ("3", Some(3)),
+            ("3.0", Some(3)),
+            ("3e0", Some(3)),
+            ("30e-1", Some(3)),
+            ("16", Some(16)),
+            ("17", None),
+            ("3.5", None),
+            ("-1", None),
+            ("1e400", None),
+        ] {
+            let value = parse(text.as_bytes(), &Limits::DEVICE).unwrap();
+            assert_eq!(small_int(Some(value), 16), want, "{text}");
         }
     }
 

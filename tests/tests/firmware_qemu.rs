@@ -309,6 +309,60 @@ fn the_typescript_client_pinned_to_2026_07_28_runs_the_flows_on_the_board_over_l
 }
 
 // ---------------------------------------------------------------------------------------------
+// Footprint
+
+/// `tool ARGS… image` (GNU binutils, which read any ELF), its standard output.
+fn binutils(tool: &str, args: &[&str], image: &std::path::Path) -> String {
+    let out = Command::new(tool)
+        .args(args)
+        .arg(image)
+        .output()
+        .unwrap_or_else(|e| panic!("{tool} runs: {e}"));
+    assert!(out.status.success(), "{tool} failed on {}", image.display());
+    String::from_utf8(out.stdout).expect("UTF-8 output")
+}
+
+/// Symbols of `f64` parsing (`dec2flt`), formatting (`flt2dec`, `fmt::float`) and soft-float
+/// arithmetic.
+const FLOATING_POINT: [&str; 6] = [
+    "dec2flt",
+    "flt2dec",
+    "fmt::float",
+    "__adddf3",
+    "__muldf3",
+    "__divdf3",
+];
+
+/// The goal of the firmware guide: the example (COBS and lines, no defmt) in 128 KiB of
+/// flash. The number parsing and formatting of `f64`, about 25 KiB of Thumb code and tables,
+/// is what once broke it: numbers are compared and read exactly as decimals instead, so no
+/// floating point may come back into the image.
+#[test]
+fn the_cortex_m_image_fits_128_kib_of_flash_and_links_no_floating_point() {
+    let image = default_image();
+    let sizes = binutils("size", &["-A"], &image);
+    let section = |name: &str| -> u64 {
+        sizes
+            .lines()
+            .find_map(|line| {
+                let mut parts = line.split_whitespace();
+                (parts.next() == Some(name)).then(|| parts.next()?.parse().ok())?
+            })
+            .unwrap_or(0)
+    };
+    let flash = section(".vector_table") + section(".text") + section(".rodata");
+    assert!(flash > 0, "no sections read from:\n{sizes}");
+    assert!(flash <= 128 * 1024, "flash {flash} B is over 128 KiB");
+
+    let symbols = binutils("nm", &["-C"], &image);
+    let float: Vec<&str> = symbols
+        .lines()
+        .filter(|line| FLOATING_POINT.iter().any(|pattern| line.contains(pattern)))
+        .collect();
+    assert!(float.is_empty(), "floating point linked in: {float:#?}");
+}
+
+// ---------------------------------------------------------------------------------------------
 // defmt
 
 /// `defmt-print` (pinned, installed into `.tools/` by `scripts/cargo-tools.sh` when missing).

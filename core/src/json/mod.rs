@@ -5,6 +5,7 @@
 //! [`Writer`] writes ASCII JSON into a caller-owned buffer.
 
 mod canonical;
+mod decimal;
 mod one_pass;
 mod scan;
 mod skip;
@@ -14,13 +15,14 @@ mod within;
 mod write;
 
 pub use canonical::*;
+pub(crate) use decimal::{Decimal, compare_literals, small_integer};
 pub use scan::{JsonError, Limits, parse};
 pub(crate) use scan::{Key, Unseen, Visitor, parse_visiting, view_accepted};
 pub(crate) use skip::{same_bytes, skip_value};
 pub use string::{Chars, JsonStr};
 pub use value::{Array, Items, Kind, Members, Number, Object, Value};
 pub(crate) use within::range_in;
-pub use write::{ArrayWriter, BufferTooSmall, ObjectWriter, Writer};
+pub use write::{ArrayWriter, BufferTooSmall, JsonNumber, ObjectWriter, Writer};
 
 #[cfg(test)]
 mod tests;

@@ -4,6 +4,7 @@
 //! is decoded or copied until asked for. The walking helpers here assume validated input but
 //! stay total on any bytes: on something unexpected they stop, they never panic.
 
+use super::decimal::{Decimal, compare_literals};
 use super::skip::{skip_string, skip_value, skip_ws};
 use super::string::JsonStr;
 
@@ -174,9 +175,31 @@ impl<'a> Number<'a> {
         self.literal().parse::<f64>().ok().filter(|v| v.is_finite())
     }
 
-    /// Whether the value is mathematically an integer (`2`, `2.0` and `2e0` all are).
+    /// Whether the value is mathematically an integer (`2`, `2.0`, `2e0` and `1e400` all
+    /// are). Decided on the digits, so it needs no floating point.
     pub fn is_integral(&self) -> bool {
-        self.is_integer_literal() || self.as_f64().is_some_and(|v| v == libm_trunc(v))
+        self.is_integer_literal() || Decimal::parse(self.raw).is_some_and(|d| d.is_integral())
+    }
+
+    /// The value in fixed point: times `10^decimals`, rounded half away from zero, if that
+    /// fits an `i64` (`23.0005` with 3 decimals is `23001`; `3.0` with 0 is `3`). Exact, and
+    /// without floating point, which a microcontroller may not have.
+    ///
+    /// ```
+    /// # use snodo_core::json::{Limits, parse};
+    /// let n = parse(b"-1.2345", &Limits::default()).unwrap().as_number().unwrap();
+    /// assert_eq!(n.to_fixed(3), Some(-1235));
+    /// assert_eq!(n.to_fixed(30), None);
+    /// ```
+    pub fn to_fixed(&self, decimals: u32) -> Option<i64> {
+        Decimal::parse(self.raw)?.scaled_i64(decimals)
+    }
+
+    /// Orders two numbers by value, exactly (`1.0 == 1`, `1e2 == 100`, and
+    /// `9007199254740993 > 9007199254740992`, which `f64` would call equal).
+    pub fn cmp_value(&self, other: &Number<'_>) -> core::cmp::Ordering {
+        // Both literals passed the scanner, so both parse; equal is the unreachable fallback.
+        compare_literals(self.raw, other.raw).unwrap_or(core::cmp::Ordering::Equal)
     }
 }
 
@@ -207,15 +230,6 @@ fn integer_i64(literal: &[u8]) -> Option<i64> {
         }
         _ => i64::try_from(integer_u64(literal)?).ok(),
     }
-}
-
-/// `f64::trunc` is not in `core`; this is exact for every finite `f64`.
-fn libm_trunc(v: f64) -> f64 {
-    if v.abs() >= 4_503_599_627_370_496.0 {
-        // 2^52 and above: every f64 is already an integer.
-        return v;
-    }
-    (v as i64) as f64
 }
 
 /// A view of a validated object.

@@ -156,6 +156,14 @@ impl<'b> Writer<'b> {
         self
     }
 
+    /// Any Rust number: integers through [`Writer::i64`] or [`Writer::u64`], floats through
+    /// [`Writer::f64`]. Generic, so a caller that only ever writes integers (a firmware's
+    /// progress counts) links no float formatting.
+    pub fn number<N: JsonNumber>(&mut self, n: N) -> &mut Self {
+        n.write_to(self);
+        self
+    }
+
     /// A quoted, escaped string.
     pub fn str(&mut self, s: &str) -> &mut Self {
         self.byte(b'"');
@@ -574,5 +582,38 @@ impl core::fmt::Write for EscapeSink<'_, '_> {
     fn write_str(&mut self, s: &str) -> core::fmt::Result {
         self.0.escaped(s);
         Ok(())
+    }
+}
+
+/// A Rust number [`Writer::number`] can spell as JSON. Sealed: implemented for the primitive
+/// integers and floats only.
+pub trait JsonNumber: Copy + sealed::Sealed {
+    /// Writes the number.
+    fn write_to(self, w: &mut Writer<'_>);
+}
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+macro_rules! json_numbers {
+    ($via:ident: $($t:ty),*) => {$(
+        impl sealed::Sealed for $t {}
+        impl JsonNumber for $t {
+            fn write_to(self, w: &mut Writer<'_>) {
+                w.$via(self.into());
+            }
+        }
+    )*};
+}
+json_numbers!(u64: u8, u16, u32, u64);
+json_numbers!(i64: i8, i16, i32, i64);
+json_numbers!(f64: f32, f64);
+
+impl sealed::Sealed for usize {}
+impl JsonNumber for usize {
+    fn write_to(self, w: &mut Writer<'_>) {
+        // usize is at most 64 bits on every target Rust supports.
+        w.u64(u64::try_from(self).unwrap_or(u64::MAX));
     }
 }

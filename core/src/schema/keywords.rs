@@ -5,9 +5,9 @@
 
 use crate::json::{Array, JsonStr, Kind, Number, Object, Value, skip_value};
 
-use super::decimal::Decimal;
 use super::lookup::PropertyTable;
 use super::types::TypeSet;
+use crate::json::Decimal;
 
 /// A numeric bound and whether it excludes itself.
 #[derive(Clone, Copy, Debug)]

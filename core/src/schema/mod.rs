@@ -51,7 +51,6 @@
 //! properties are read once, not once per item. Work is bounded by [`Options::max_steps`],
 //! which counts schema applications and the bytes rescanned to apply them.
 
-mod decimal;
 mod keywords;
 mod lookup;
 mod noted;

@@ -2,7 +2,7 @@
 
 use crate::json::{Kind, Value};
 
-use super::decimal::Decimal;
+use crate::json::Decimal;
 
 /// A set of JSON Schema types (`"null"`, `"boolean"`, `"object"`, `"array"`, `"number"`,
 /// `"string"`, `"integer"`), as named by a `type` keyword.

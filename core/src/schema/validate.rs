@@ -6,7 +6,6 @@ use core::cmp::Ordering;
 use crate::json::{Array, Items, JsonStr, Kind, Number, Value};
 
 use super::Options;
-use super::decimal::{Decimal, compare_literals, small_integer};
 use super::keywords::{Bound, Keyword, Keywords, ObjectKeywords, schema_value};
 use super::lookup::{Declarations, MemberCursor, MemberWalk, find_noted};
 use super::noted::NotedMembers;
@@ -14,6 +13,7 @@ use super::plan::{self, Plan};
 use super::pointer::{RefError, resolve};
 use super::types::TypeSet;
 use super::violation::{Reason, Violation};
+use crate::json::{Decimal, compare_literals, small_integer};
 
 /// One validation run: the roots, and what is left of the budget.
 pub(crate) struct Validator<'a, 'p> {

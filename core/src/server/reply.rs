@@ -11,7 +11,7 @@ use core::marker::PhantomData;
 
 use super::RequestContext;
 use super::notify::Notifier;
-use crate::json::{ArrayWriter, BufferTooSmall, JsonStr, ObjectWriter, Writer};
+use crate::json::{ArrayWriter, BufferTooSmall, JsonNumber, JsonStr, ObjectWriter, Writer};
 use crate::protocol::LogLevel;
 use crate::rpc::{ErrorCode, Id, write_error};
 
@@ -252,10 +252,13 @@ impl<'o, K> Reply<'o, K> {
 
     /// Sends `notifications/progress` when the client asked for progress (otherwise does
     /// nothing). The notification is formatted in the unused tail of the output buffer.
-    pub fn progress(
+    ///
+    /// `progress` and `total` are any primitive number (`3u32`, `0.5`): integers are written
+    /// exactly and pull in no float formatting.
+    pub fn progress<N: JsonNumber>(
         &mut self,
-        progress: f64,
-        total: Option<f64>,
+        progress: N,
+        total: Option<N>,
         message: Option<&str>,
     ) -> Result<(), BufferTooSmall> {
         let (Some(token), Some(sink)) = (self.ctx.meta.progress_token, self.sink.as_mut()) else {
@@ -265,9 +268,9 @@ impl<'o, K> Reply<'o, K> {
         n.raw(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":");
         n.object(|p| {
             p.value("progressToken", token);
-            p.key("progress").f64(progress);
+            p.key("progress").number(progress);
             if let Some(total) = total {
-                p.key("total").f64(total);
+                p.key("total").number(total);
             }
             if let Some(message) = message {
                 p.str("message", message);

@@ -19,7 +19,7 @@
 mod content;
 
 use super::super::BuildError;
-use super::util::{count, is_one_of, is_str, number, opt_object, opt_str};
+use super::util::{count, in_unit_interval, is_one_of, is_str, opt_object, opt_str};
 use crate::json::{Object, Value};
 use crate::protocol::ClientCapabilities;
 use content::Block;
@@ -58,7 +58,9 @@ pub fn check_params(params: Value<'_>) -> Result<ClientCapabilities, BuildError>
             ));
         }
     }
-    if o.get("temperature").is_some_and(|t| number(t).is_none()) {
+    if o.get("temperature")
+        .is_some_and(|t| t.as_number().is_none())
+    {
         return Err(BuildError::new("sampling temperature must be a number"));
     }
     if let Some(context) = o.get("includeContext") {
@@ -193,9 +195,7 @@ fn model_preferences(v: Value<'_>) -> Result<(), BuildError> {
         }
     }
     for key in ["costPriority", "speedPriority", "intelligencePriority"] {
-        let in_range = p
-            .get(key)
-            .is_none_or(|v| number(v).is_some_and(|n| (0.0..=1.0).contains(&n)));
+        let in_range = p.get(key).is_none_or(in_unit_interval);
         if !in_range {
             return Err(BuildError::new(
                 "sampling model priorities must be numbers from 0 to 1",

@@ -1,6 +1,6 @@
-//! Small predicates the checks share: optional members of a given kind, counts and numbers.
+//! Small predicates the checks share: optional members of a given kind, and counts.
 
-use crate::json::{Object, Value};
+use crate::json::{Decimal, Object, Value, compare_literals};
 
 /// Whether `v` is present and a string.
 pub(super) fn is_str(v: Option<Value<'_>>) -> bool {
@@ -34,29 +34,21 @@ pub(super) fn only_keys(o: Object<'_>, allowed: &[&str]) -> bool {
         .all(|(key, _)| allowed.iter().any(|name| key.eq_str(name)))
 }
 
-/// A finite number (huge literals that overflow `f64` are refused).
-pub(super) fn number(v: Value<'_>) -> Option<f64> {
-    v.as_number().and_then(|n| n.as_f64())
+/// Whether `v` is a number from 0 to 1 inclusive (a priority), compared exactly.
+pub(super) fn in_unit_interval(v: Value<'_>) -> bool {
+    v.as_number().is_some_and(|n| {
+        let b = n.bytes();
+        compare_literals(b, b"0").is_some_and(|o| o.is_ge())
+            && compare_literals(b, b"1").is_some_and(|o| o.is_le())
+    })
 }
 
 /// A non-negative integral number (`3`, `3.0` and `3e0` alike), as a count. Integers beyond
 /// `u64` saturate: no string or array that fits in memory is that long anyway.
 pub(super) fn count(v: Value<'_>) -> Option<u64> {
     let n = v.as_number()?;
-    if let Some(exact) = n.as_u64() {
-        return Some(exact);
-    }
-    if !n.is_integral() {
-        return None;
-    }
-    // An integral literal that is not a plain u64: negative, beyond u64, or written with a
-    // fraction or exponent. `as` saturates and is exact for every integral f64 below 2^64.
-    match n.as_f64() {
-        Some(f) if f >= 0.0 => Some(f as u64),
-        Some(_) => None,
-        // Integral but beyond f64: a huge integer literal; negative ones start with '-'.
-        None => (!n.literal().starts_with('-')).then_some(u64::MAX),
-    }
+    n.as_u64()
+        .or_else(|| Decimal::parse(n.bytes())?.to_u64_saturating())
 }
 
 #[cfg(test)]
@@ -77,7 +69,7 @@ mod tests {
         assert_eq!(count(v("7e0")), Some(7));
         assert_eq!(count(v("1e2")), Some(100));
         assert_eq!(count(v("99999999999999999999999")), Some(u64::MAX));
-        assert_eq!(count(v("1e400")), None);
+        assert_eq!(count(v("1e400")), Some(u64::MAX));
         assert_eq!(count(v("-1")), None);
         assert_eq!(count(v("-99999999999999999999999")), None);
         assert_eq!(count(v("1.5")), None);
@@ -86,11 +78,20 @@ mod tests {
     }
 
     #[test]
-    fn numbers_are_finite() {
-        assert_eq!(number(v("1.5")), Some(1.5));
-        assert_eq!(number(v("-2")), Some(-2.0));
-        assert_eq!(number(v("1e400")), None);
-        assert_eq!(number(v("true")), None);
+    fn unit_interval() {
+        for yes in ["0", "-0", "0.5", "1", "1.0", "10e-1", "0e5"] {
+            assert!(in_unit_interval(v(yes)), "{yes}");
+        }
+        for no in [
+            "-0.0001",
+            "1.0000000000000000001",
+            "2",
+            "1e400",
+            "\"0.5\"",
+            "null",
+        ] {
+            assert!(!in_unit_interval(v(no)), "{no}");
+        }
     }
 
     #[test]

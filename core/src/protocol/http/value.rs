@@ -4,7 +4,7 @@
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 
-use crate::json::{JsonStr, Number, Value};
+use crate::json::{JsonStr, Number, Value, compare_literals};
 
 use super::HeaderMismatch;
 
@@ -171,22 +171,11 @@ pub(super) fn scalar_eq(text: Text<'_>, v: Value<'_>) -> bool {
     v.as_number().is_some_and(|n| numbers_eq(header, n))
 }
 
-/// Whether the header text is a number equal to `n`: exactly for two integer literals,
-/// otherwise as `f64` (exact across the safe integer range `x-mcp-header` allows).
+/// Whether the header text is a number equal to `n`, compared exactly on the digits (`1.0`
+/// equals `1`; two integers beyond `f64`'s exact range stay distinct).
 fn numbers_eq(header: &str, n: Number<'_>) -> bool {
-    if !is_json_number(header) {
-        return false;
-    }
-    let integer_literal = !header.bytes().any(|b| matches!(b, b'.' | b'e' | b'E'));
-    if integer_literal && n.is_integer_literal() {
-        if let (Ok(h), Some(b)) = (header.parse::<i64>(), n.as_i64()) {
-            return h == b;
-        }
-    }
-    match (header.parse::<f64>(), n.as_f64()) {
-        (Ok(h), Some(b)) => h.is_finite() && h == b,
-        _ => false,
-    }
+    is_json_number(header)
+        && compare_literals(header.as_bytes(), n.bytes()) == Some(core::cmp::Ordering::Equal)
 }
 
 /// Whether `s` is a JSON number literal.

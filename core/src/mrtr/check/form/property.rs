@@ -6,7 +6,7 @@ use super::super::format::Format;
 use super::super::util::count;
 use super::keywords::{COMMON, Keyword, KeywordSet, Keywords};
 use super::options::Options;
-use crate::json::{Object, Value};
+use crate::json::{Number, Object, Value};
 
 /// A property of the restricted flat schema, read into its constraints.
 #[derive(Clone, Copy, Debug)]
@@ -24,10 +24,10 @@ pub(super) enum Property<'a> {
     Number {
         /// Whether values must be integral.
         integer: bool,
-        /// `minimum`, inclusive.
-        minimum: Option<f64>,
+        /// `minimum`, inclusive, compared exactly as a decimal (as `schema` does).
+        minimum: Option<Number<'a>>,
         /// `maximum`, inclusive.
-        maximum: Option<f64>,
+        maximum: Option<Number<'a>>,
     },
     /// `type: "boolean"`.
     Boolean,
@@ -135,11 +135,9 @@ impl<'a> Property<'a> {
                 minimum,
                 maximum,
             } => value.as_number().is_some_and(|n| {
-                n.as_f64().is_some_and(|v| {
-                    (!integer || n.is_integral())
-                        && minimum.is_none_or(|min| v >= min)
-                        && maximum.is_none_or(|max| v <= max)
-                })
+                (!integer || n.is_integral())
+                    && minimum.is_none_or(|min| n.cmp_value(&min).is_ge())
+                    && maximum.is_none_or(|max| n.cmp_value(&max).is_le())
             }),
             Property::Boolean => value.as_bool().is_some(),
             Property::Single(options) => value.as_str().is_some_and(|s| options.contains(s)),
@@ -218,32 +216,29 @@ fn text(o: &Keywords<'_>) -> Result<Property<'static>, BuildError> {
 }
 
 /// `type: "number"` or `"integer"`: `minimum`, `maximum`.
-fn numeric(o: &Keywords<'_>, integer: bool) -> Result<Property<'static>, BuildError> {
+fn numeric<'a>(o: &Keywords<'a>, integer: bool) -> Result<Property<'a>, BuildError> {
     if !o.only(COMMON.and(&[Keyword::Minimum, Keyword::Maximum])) {
         return Err(BuildError::new(
             "form number property has an unsupported keyword \
              (allowed: type, title, description, minimum, maximum, default)",
         ));
     }
-    let bound = |key: Keyword| -> Result<Option<f64>, BuildError> {
+    let bound = |key: Keyword| -> Result<Option<Number<'a>>, BuildError> {
         let Some(v) = o.get(key) else {
             return Ok(None);
         };
         let n = v
             .as_number()
             .ok_or(BuildError::new("form number bounds must be numbers"))?;
-        let value = n
-            .as_f64()
-            .ok_or(BuildError::new("form number bounds must be finite numbers"))?;
         if integer && !n.is_integral() {
             return Err(BuildError::new("form integer bounds must be integers"));
         }
-        Ok(Some(value))
+        Ok(Some(n))
     };
     let minimum = bound(Keyword::Minimum)?;
     let maximum = bound(Keyword::Maximum)?;
     if let (Some(min), Some(max)) = (minimum, maximum) {
-        if min > max {
+        if min.cmp_value(&max).is_gt() {
             return Err(BuildError::new("form number minimum exceeds maximum"));
         }
     }

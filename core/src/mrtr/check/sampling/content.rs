@@ -6,7 +6,9 @@
 //! result, so the nesting is two levels at most and nothing here recurses.
 
 use super::super::super::BuildError;
-use super::super::util::{count, is_one_of, is_str, number, opt_bool, opt_object, opt_str};
+use super::super::util::{
+    count, in_unit_interval, is_one_of, is_str, opt_bool, opt_object, opt_str,
+};
 use crate::json::{Object, Value};
 
 /// The kind of a sampling content block.
@@ -208,9 +210,7 @@ fn annotations(o: Object<'_>) -> Result<(), BuildError> {
         a.get("audience").is_none_or(|aud| {
             aud.as_array()
                 .is_some_and(|roles| roles.iter().all(|r| is_one_of(r, &["user", "assistant"])))
-        }) && a
-            .get("priority")
-            .is_none_or(|p| number(p).is_some_and(|p| (0.0..=1.0).contains(&p)))
+        }) && a.get("priority").is_none_or(in_unit_interval)
             && opt_str(a, "lastModified")
     });
     if ok {

@@ -483,7 +483,8 @@ fn optional_parameters() {
     let temperature = Err("sampling temperature must be a number");
     assert_eq!(with(r#""temperature":"0.5""#), temperature);
     assert_eq!(with(r#""temperature":null"#), temperature);
-    assert_eq!(with(r#""temperature":1e999"#), temperature);
+    // A number by the schema, however large: checks compare literals, never through `f64`.
+    assert!(with(r#""temperature":1e999"#).is_ok());
     let context = Err("sampling includeContext must be none, thisServer or allServers");
     assert_eq!(with(r#""includeContext":"everything""#), context);
     assert_eq!(with(r#""includeContext":null"#), context);

@@ -164,6 +164,38 @@ impl<'a> Decimal<'a> {
         Some(value)
     }
 
+    /// The value times `10^decimals`, rounded half away from zero (fixed point: `23.0005`
+    /// with 3 decimals is `23001`), if that fits an `i64`. Exact: no `f64` in between.
+    pub(crate) fn scaled_i64(self, decimals: u32) -> Option<i64> {
+        if self.is_zero() {
+            return Some(0);
+        }
+        // The value scaled is 0.DIGITS × 10^point: `point` digits before the decimal point.
+        let point = self.exp.checked_add(i64::from(decimals))?;
+        if point > 19 {
+            return None;
+        }
+        let point = usize::try_from(point.max(0)).unwrap_or(0);
+        let mut magnitude: u64 = 0;
+        let mut digits = self.digits();
+        for _ in 0..point {
+            let digit = u64::from(digits.next().map_or(0, |d| d.wrapping_sub(b'0')));
+            magnitude = magnitude.checked_mul(10)?.checked_add(digit)?;
+        }
+        // The rounding digit is the one after the point. A negative `point` means the scaled
+        // value is below 0.1, which rounds to 0 (and the next digit is not the rounding one).
+        let round_up = self.exp.saturating_add(i64::from(decimals)) >= 0
+            && digits.next().is_some_and(|d| d >= b'5');
+        if round_up {
+            magnitude = magnitude.checked_add(1)?;
+        }
+        if self.negative {
+            0i64.checked_sub_unsigned(magnitude)
+        } else {
+            i64::try_from(magnitude).ok()
+        }
+    }
+
     /// Total order by numeric value (`-0 == 0`, `1.0 == 1`, `1e2 == 100`).
     pub(crate) fn compare(&self, other: &Decimal<'_>) -> Ordering {
         let (a, b) = (self.signum(), other.signum());
@@ -294,6 +326,36 @@ mod tests {
         );
         assert_eq!(d("-1").to_u64_saturating(), None);
         assert_eq!(d("1.5").to_u64_saturating(), None);
+    }
+
+    #[test]
+    fn fixed_point() {
+        for (text, decimals, want) in [
+            ("23", 3, Some(23_000)),
+            ("23.0004", 3, Some(23_000)),
+            ("23.0005", 3, Some(23_001)),
+            ("-23.0005", 3, Some(-23_001)),
+            ("-0.125", 3, Some(-125)),
+            ("1e3", 3, Some(1_000_000)),
+            ("0.0004", 3, Some(0)),
+            ("0.0005", 3, Some(1)),
+            ("0.00005", 3, Some(0)),
+            ("4e-1", 0, Some(0)),
+            ("5e-1", 0, Some(1)),
+            ("-5e-1", 0, Some(-1)),
+            ("1e-400", 3, Some(0)),
+            ("0", 3, Some(0)),
+            ("-0.0", 3, Some(0)),
+            ("3.0", 0, Some(3)),
+            ("9223372036854775807", 0, Some(i64::MAX)),
+            ("-9223372036854775808", 0, Some(i64::MIN)),
+            ("9223372036854775808", 0, None),
+            ("9223372036854775807.5", 0, None),
+            ("1e300", 3, None),
+            ("1e19", 0, None),
+        ] {
+            assert_eq!(d(text).scaled_i64(decimals), want, "{text} × 10^{decimals}");
+        }
     }
 
     #[test]
