@@ -327,6 +327,7 @@ impl Entry {
             .try_acquire_owned()
             .map_err(|_| SessionFull)?;
         state.running += 1;
+        crate::memory::BURSTS.started();
         Ok(RequestTicket {
             entry: Arc::clone(self),
             _permit: permit,
@@ -431,6 +432,8 @@ impl Drop for RequestTicket {
         let mut state = self.entry.state();
         state.running = state.running.saturating_sub(1);
         state.last_used = Instant::now();
+        drop(state);
+        crate::memory::BURSTS.ended();
     }
 }
 

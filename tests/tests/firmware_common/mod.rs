@@ -739,3 +739,16 @@ pub fn stop(child: &mut Child) {
     let _ = child.kill();
     let _ = child.wait();
 }
+
+/// A process's resident memory, in bytes (`VmRSS` of `/proc/PID/status`).
+#[cfg(target_os = "linux")]
+pub fn resident(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("the process runs");
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().strip_suffix("kB"))
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .expect("a VmRSS line")
+        * 1024
+}
