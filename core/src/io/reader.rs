@@ -83,6 +83,8 @@ impl<const N: usize> FrameReader<N> {
             }
             if self.eof {
                 if core::mem::take(&mut self.skipping) {
+                    // What is buffered is the rest of the overlong frame: not a frame of its own.
+                    self.start = self.end;
                     return Ok(Frame::TooLong);
                 }
                 if self.start == self.end {

@@ -109,6 +109,24 @@ fn lines_survive_any_chunking() {
     }
 }
 
+/// Found by the `frames` fuzz target: the tail of an overlong last frame, left in the
+/// buffer at the end of input, came out as a message of its own.
+#[test]
+fn an_overlong_last_frame_is_one_frame_whatever_its_length() {
+    for framing in [Framing::Line, Framing::Cobs] {
+        for len in 8..=20 {
+            let input = std::vec![b'x'; len];
+            for chunk in [1, 3, 64] {
+                assert_eq!(
+                    frames::<8>(framing, &input, chunk),
+                    [Err("too long")],
+                    "{framing:?}, {len} bytes, chunk {chunk}"
+                );
+            }
+        }
+    }
+}
+
 #[test]
 fn an_overlong_line_is_skipped_once_and_reading_goes_on() {
     let mut input = Vec::new();
