@@ -18,35 +18,9 @@ cd "$(dirname "$0")/.."
 root=$(pwd)
 seconds=${FUZZ_SECONDS:-20}
 
-if ! cargo fuzz --version >/dev/null 2>&1; then
-  echo "cargo-fuzz not found: installing it (cargo install cargo-fuzz --locked)"
-  started=$(date +%s)
-  cargo install cargo-fuzz --locked
-  echo "installed cargo-fuzz in $(( $(date +%s) - started )) s"
-fi
-echo "$(cargo fuzz --version), $(rustc --version)"
-
-if [ "$#" -gt 0 ]; then
-  targets=("$@")
-else
-  mapfile -t targets < <(cd fuzz && cargo fuzz list)
-fi
-if [ "${#targets[@]}" -eq 0 ]; then
-  echo "no fuzz targets" >&2
-  exit 1
-fi
-
-# The source of a target: the `path` of its [[bin]] in fuzz/Cargo.toml, or the convention.
-source_of() {
-  local path
-  path=$(awk -v name="$1" '
-    /^\[\[bin\]\]/ { inbin = 1; found = 0; next }
-    /^\[/ { inbin = 0 }
-    inbin && $1 == "name" { gsub(/[" ]/, "", $3); found = ($3 == name) }
-    inbin && found && $1 == "path" { gsub(/[" ]/, "", $3); print $3; exit }
-  ' fuzz/Cargo.toml)
-  echo "fuzz/${path:-fuzz_targets/$1.rs}"
-}
+source scripts/fuzz-common.sh
+need_cargo_fuzz
+fuzz_targets "$@"
 
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/fuzz-smoke.XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
@@ -82,12 +56,9 @@ for target in "${targets[@]}"; do
     cp -R "fuzz/corpus/$target/." "$corpus/"
   fi
   seeds=$(find "$corpus" -type f | wc -l)
-  dict="$root/fuzz/dict/$target.dict"
-  [ -f "$dict" ] || dict="$root/fuzz/dict/json.dict"
   dict_flag=()
-  [ -f "$dict" ] && dict_flag=("-dict=$dict")
-
-  echo "== run $target for ${seconds} s ($seeds seeds, dictionary ${dict#"$root/"})"
+  dict=$(dict_flag_of "$target") && dict_flag=("$dict")
+  echo "== run $target for ${seconds} s ($seeds seeds, dictionary ${dict#"-dict=$root/"})"
   log="$scratch/$target.log"
   status=0
   (cd fuzz && cargo fuzz run --sanitizer none "$target" "$corpus" -- \
