@@ -4,6 +4,7 @@
 use std::io;
 use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::time::Duration;
 
 use snodo_std::AsyncHandler;
 use snodo_std::http::ops::{Health, Metrics, OpsServer};
@@ -21,6 +22,9 @@ with --http:
   --tls-cert PATH           serve HTTPS with this PEM certificate chain ...
   --tls-key PATH            ... and this PEM private key
   --metrics ADDR            serve /metrics, /healthz and /readyz on ADDR (keep it private)
+  --legacy-idle-secs N      end a legacy (2025-11-25) session idle this long (default 1800)
+  --answer-timeout-secs N   end a bridged request whose client has not answered in N s
+                            (default 300)
 ";
 
 /// The deployment flags given.
@@ -34,6 +38,8 @@ pub struct DeployOptions {
     tls_cert: Option<PathBuf>,
     tls_key: Option<PathBuf>,
     metrics: Option<SocketAddr>,
+    legacy_idle: Option<Duration>,
+    answer_timeout: Option<Duration>,
 }
 
 impl DeployOptions {
@@ -69,6 +75,8 @@ impl DeployOptions {
                     .map_err(|e| format!("`{addr}` is not an address ({e})"))?;
                 self.metrics = Some(addr);
             }
+            "--legacy-idle-secs" => self.legacy_idle = Some(seconds(flag, &value()?)?),
+            "--answer-timeout-secs" => self.answer_timeout = Some(seconds(flag, &value()?)?),
             _ => return Ok(false),
         }
         Ok(true)
@@ -93,6 +101,14 @@ impl DeployOptions {
     ) -> io::Result<HttpListener<A>> {
         let refuse = |problem: String| io::Error::new(io::ErrorKind::InvalidInput, problem);
         let mut config = config;
+        if let Some(idle) = self.legacy_idle {
+            let sessions = config.legacy_sessions.with_idle_timeout(idle);
+            config = config.with_legacy_sessions(sessions);
+        }
+        if let Some(timeout) = self.answer_timeout {
+            let bridge = config.bridge.with_answer_timeout(timeout);
+            config = config.with_bridge(bridge);
+        }
         if let Some(resource) = &self.auth_resource {
             config = allow_resource_host(config, resource).map_err(refuse)?;
         }
@@ -157,6 +173,16 @@ impl DeployOptions {
         _: McpService<A>,
     ) -> Result<McpService<A>, String> {
         Err("this build has no authorization: build with feature `auth`".into())
+    }
+}
+
+/// A whole number of seconds, at least 1.
+fn seconds(flag: &str, given: &str) -> Result<Duration, String> {
+    match given.parse::<u64>() {
+        Ok(n) if n > 0 => Ok(Duration::from_secs(n)),
+        _ => Err(format!(
+            "{flag} wants a whole number of seconds, not `{given}`"
+        )),
     }
 }
 

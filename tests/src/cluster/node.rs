@@ -61,8 +61,14 @@ impl Node {
     /// (or its own random secret when `None`), and waits for its URL.
     #[track_caller]
     pub fn start(addr: &str, keyring: Option<&Path>) -> Node {
+        Node::start_with(addr, keyring, &[])
+    }
+
+    /// [`Node::start`] with more of the example's flags (`--legacy-idle-secs 5`, ...).
+    #[track_caller]
+    pub fn start_with(addr: &str, keyring: Option<&Path>, flags: &[&str]) -> Node {
         let mut command = Command::new(example_program());
-        command.args(["--http", addr]);
+        command.args(["--http", addr]).args(flags);
         if let Some(path) = keyring {
             command.arg("--keyring-file").arg(path);
         }
@@ -116,6 +122,11 @@ impl Node {
             ),
         }
         node
+    }
+
+    /// The process id, for reading its `/proc` entries.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
     }
 
     /// Everything the node logged so far.
