@@ -186,3 +186,70 @@ fn the_client_without_a_server_prints_usage_and_exits_2() {
     assert!(out.is_empty());
     assert!(err.starts_with("usage: client"), "{err}");
 }
+
+/// The first leg of the preference flow, then its retry with `state` as the sealed state.
+fn preference_leg(id: u64, state: Option<&str>) -> Value {
+    let mut params = json!({
+        "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}}
+        },
+        "name": "preference_preview", "arguments": {"subject": "lamp"}
+    });
+    if let Some(state) = state {
+        params["requestState"] = json!(state);
+        params["inputResponses"] =
+            json!({"color": {"action": "accept", "content": {"color": "teal"}}});
+    }
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params})
+}
+
+/// A retry whose state does not open is refused with the one fixed error; the server logs
+/// why at debug level (for its operator, never the token), which is how a developer finds
+/// out that a retry went to another process or that the state expired.
+#[test]
+fn a_state_that_does_not_open_logs_its_reason_at_debug_level() {
+    let mut child = example()
+        .arg("--stdio")
+        .env("RUST_LOG", "info,snodo_core=debug")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("starts");
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    writeln!(stdin, "{}", preference_leg(1, None)).unwrap();
+    let mut line = String::new();
+    stdout.read_line(&mut line).unwrap();
+    let first: Value = serde_json::from_str(&line).unwrap();
+    let state = first["result"]["requestState"]
+        .as_str()
+        .expect("the first leg seals its state")
+        .to_owned();
+    // One character of the MAC changed, and a token of another shape.
+    let mut tampered = state.clone().into_bytes();
+    let last = tampered.len() - 1;
+    tampered[last] = if tampered[last] == b'A' { b'B' } else { b'A' };
+    let tampered = String::from_utf8(tampered).unwrap();
+    for (id, token) in [(2, tampered.as_str()), (3, "s2.nothing-like-a-token")] {
+        writeln!(stdin, "{}", preference_leg(id, Some(token))).unwrap();
+        line.clear();
+        stdout.read_line(&mut line).unwrap();
+        let refused: Value = serde_json::from_str(&line).unwrap();
+        assert_eq!(refused["error"]["code"], -32602, "{refused}");
+    }
+    drop(stdin);
+    let out = child.wait_with_output().expect("exits");
+    let logs = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        logs.contains("request state did not open: bad MAC"),
+        "the tampered token's reason: {logs}"
+    );
+    assert!(
+        logs.contains("request state did not open: malformed"),
+        "the malformed token's reason: {logs}"
+    );
+    assert!(!logs.contains(&state[..20]), "a token in the log: {logs}");
+    assert!(!logs.contains("nothing-like-a-token"), "a token in the log");
+}

@@ -47,18 +47,18 @@ pub(crate) fn open_continuing<'s>(
     now: u64,
     scratch: &'s mut [u8],
 ) -> Result<Value<'s>, InvalidState> {
-    let parts = TokenParts::split(token).ok_or(InvalidState)?;
+    let parts = TokenParts::split(token).ok_or_else(|| refused(MALFORMED))?;
     let mut tag = [0u8; MAC_LEN];
     if decode(parts.mac, &mut tag) != Some(MAC_LEN) {
-        return Err(InvalidState);
+        return Err(refused(MALFORMED));
     }
     let payload = match parts.version {
         Version::V1 => {
-            let binding = binding.hash().map_err(|_| InvalidState)?;
+            let binding = binding
+                .hash()
+                .map_err(|_| refused("the request's params nest too deep to bind"))?;
             let verifies = |secret: &Secret| secret.key().verify_v1(&binding, parts.signed, &tag);
-            if !any_key(options, parts.key_id, &verifies) {
-                return Err(InvalidState);
-            }
+            any_key(options, parts.key_id, &verifies).map_err(refused)?;
             decode_payload(parts.payload, scratch)?
         }
         Version::V2 => {
@@ -68,21 +68,40 @@ pub(crate) fn open_continuing<'s>(
                 let mac = binding_mac(binding, prefix, secret, options);
                 mac.is_some_and(|mac| verify_v2(mac, parts.key_id, payload, &tag))
             };
-            if !any_key(options, parts.key_id, &verifies) {
-                return Err(InvalidState);
-            }
+            any_key(options, parts.key_id, &verifies).map_err(refused)?;
             payload
         }
     };
 
     // Authentic from here on: the payload is our own writing, in the fixed layout `seal`
     // wrote and with data `seal` validated, so it is read by that layout, not parsed again.
-    let (iat, exp, data) = read_payload(payload).ok_or(InvalidState)?;
-    let lifetime = exp.checked_sub(iat).ok_or(InvalidState)?;
-    if iat > now || now >= exp || lifetime > options.ttl().as_secs() {
-        return Err(InvalidState);
+    let (iat, exp, data) = read_payload(payload).ok_or_else(|| refused(MALFORMED))?;
+    let lifetime = exp.checked_sub(iat).ok_or_else(|| refused(MALFORMED))?;
+    if now >= exp {
+        return Err(refused("expired"));
+    }
+    if iat > now {
+        return Err(refused("issued after now (the clocks disagree)"));
+    }
+    if lifetime > options.ttl().as_secs() {
+        return Err(refused("its lifetime is longer than this server's TTL"));
     }
     Ok(data)
+}
+
+/// Why a well-formed token did not open when its MAC does not verify: it was tampered with,
+/// sealed under another key, or for another method, arguments or principal (the MAC covers
+/// all of them, so which one cannot be told).
+const BAD_MAC: &str = "bad MAC (tampered, another key, or another method, arguments or principal)";
+/// A token that is not one this code writes (or is too long).
+const MALFORMED: &str = "malformed";
+
+/// The one refusal, its reason logged for the operator at debug level; the client learns
+/// nothing of it (see [`InvalidState`]). Never the token, never a secret.
+#[cold]
+fn refused(reason: &'static str) -> InvalidState {
+    crate::log::debug!("request state did not open: {}", reason);
+    InvalidState
 }
 
 /// Whether `verifies` holds for the single secret (whatever key id the token names), for
@@ -91,14 +110,18 @@ fn any_key(
     options: &StateOptions<impl KeySet + ?Sized>,
     key_id: &[u8],
     verifies: &dyn Fn(&Secret) -> bool,
-) -> bool {
-    match options.view() {
+) -> Result<(), &'static str> {
+    let verified = match options.view() {
         KeysView::Secret(secret) => verifies(secret),
         KeysView::Ring(ring) if key_id.is_empty() => {
             ring.entries().any(|(_, secret)| verifies(secret))
         }
-        KeysView::Ring(ring) => ring.find(key_id).is_some_and(verifies),
-    }
+        KeysView::Ring(ring) => match ring.find(key_id) {
+            Some(secret) => verifies(secret),
+            None => return Err("unknown key id (removed from the ring, or never in it)"),
+        },
+    };
+    if verified { Ok(()) } else { Err(BAD_MAC) }
 }
 
 /// Whether `tag` is the MAC of an `s2.` token, given its MAC with the framed binding absorbed
@@ -114,8 +137,8 @@ fn verify_v2(mut mac: TokenMac, key_id: &[u8], payload: &[u8], tag: &[u8]) -> bo
 
 /// Decodes the base64url payload into `scratch`.
 fn decode_payload<'s>(text: &[u8], scratch: &'s mut [u8]) -> Result<&'s [u8], InvalidState> {
-    let len = decode(text, scratch).ok_or(InvalidState)?;
-    scratch.get(..len).ok_or(InvalidState)
+    let len = decode(text, scratch).ok_or_else(|| refused(MALFORMED))?;
+    scratch.get(..len).ok_or_else(|| refused(MALFORMED))
 }
 
 /// Splits `{"iat":<digits>,"exp":<digits>,"data":<data>}` into its parts.
