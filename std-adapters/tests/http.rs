@@ -283,6 +283,20 @@ async fn standard_headers_must_match_the_body() {
     header_case(addr, without(echo(7), "mcp-name"), 7).await;
     header_case(addr, with(echo(8), "mcp-name", b"wrong_tool_name"), 8).await;
     header_case(addr, with(echo(9), "mcp-name", b"=?base64?ZWNobw?="), 9).await;
+    // One answer names every missing header, so a client fixes them all at once.
+    let bare = without(
+        without(without(echo(12), "mcp-name"), "mcp-method"),
+        "mcp-protocol-version",
+    );
+    let reply = send(addr, bare).await;
+    assert_error(&reply, StatusCode::BAD_REQUEST, -32020, &json!(12));
+    let said = reply.json()["error"]["message"]
+        .as_str()
+        .unwrap_or("")
+        .to_owned();
+    for name in ["MCP-Protocol-Version", "Mcp-Method", "Mcp-Name"] {
+        assert!(said.contains(name), "{name} unnamed in {said:?}");
+    }
     // The version in the header must be the body's.
     let other = json!({
         "io.modelcontextprotocol/protocolVersion": "v999.0.0",

@@ -8,12 +8,9 @@ use crate::rpc::{ErrorCode, Id, write_error};
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum HeaderMismatch {
-    /// No `MCP-Protocol-Version` header.
-    MissingProtocolVersion,
-    /// No `Mcp-Method` header.
-    MissingMethod,
-    /// No `Mcp-Name` header on `tools/call`, `resources/read` or `prompts/get`.
-    MissingName,
+    /// Required headers are absent: every one of them is named, so a client learns all it
+    /// lacks from one answer.
+    Missing(MissingHeaders),
     /// A header occurs more than once (reported by the HTTP stack).
     Repeated,
     /// A header value holds characters other than visible ASCII, space and tab.
@@ -41,13 +38,7 @@ impl HeaderMismatch {
     /// The fixed error message.
     pub fn message(self) -> &'static str {
         match self {
-            HeaderMismatch::MissingProtocolVersion => {
-                "Header mismatch: the MCP-Protocol-Version header is required"
-            }
-            HeaderMismatch::MissingMethod => "Header mismatch: the Mcp-Method header is required",
-            HeaderMismatch::MissingName => {
-                "Header mismatch: the Mcp-Name header is required for this method"
-            }
+            HeaderMismatch::Missing(missing) => missing.message(),
             HeaderMismatch::Repeated => "Header mismatch: an MCP header occurs more than once",
             HeaderMismatch::InvalidCharacters => {
                 "Header mismatch: a header value contains invalid characters"
@@ -79,6 +70,51 @@ impl HeaderMismatch {
     }
 }
 
+/// Which of the required MCP headers a request lacks: `MCP-Protocol-Version` and
+/// `Mcp-Method` always, `Mcp-Name` for `tools/call`, `resources/read` and `prompts/get`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct MissingHeaders {
+    /// `MCP-Protocol-Version` is absent.
+    pub protocol_version: bool,
+    /// `Mcp-Method` is absent.
+    pub method: bool,
+    /// `Mcp-Name` is absent (and the method needs it).
+    pub name: bool,
+}
+
+impl MissingHeaders {
+    /// Whether any header is missing.
+    pub const fn any(self) -> bool {
+        self.protocol_version || self.method || self.name
+    }
+
+    /// The fixed message naming every missing header.
+    pub const fn message(self) -> &'static str {
+        match (self.protocol_version, self.method, self.name) {
+            (true, false, false) => "Header mismatch: the MCP-Protocol-Version header is required",
+            (false, true, false) => "Header mismatch: the Mcp-Method header is required",
+            (false, false, true) => {
+                "Header mismatch: the Mcp-Name header is required for this method"
+            }
+            (true, true, false) => {
+                "Header mismatch: the MCP-Protocol-Version and Mcp-Method headers are required"
+            }
+            (true, false, true) => {
+                "Header mismatch: the MCP-Protocol-Version and Mcp-Name headers are required"
+            }
+            (false, true, true) => {
+                "Header mismatch: the Mcp-Method and Mcp-Name headers are required"
+            }
+            (true, true, true) => {
+                "Header mismatch: the MCP-Protocol-Version, Mcp-Method and Mcp-Name headers \
+                 are required"
+            }
+            (false, false, false) => "Header mismatch: a required header is missing",
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -93,5 +129,30 @@ mod tests {
         assert_eq!(v["id"], 7);
         assert_eq!(v["error"]["code"], -32020);
         assert_eq!(v["error"]["message"], HeaderMismatch::Name.message());
+    }
+
+    #[test]
+    fn every_missing_header_is_named() {
+        let named = |protocol_version, method, name| {
+            MissingHeaders {
+                protocol_version,
+                method,
+                name,
+            }
+            .message()
+        };
+        for v in [false, true] {
+            for m in [false, true] {
+                for n in [false, true] {
+                    if !(v || m || n) {
+                        continue;
+                    }
+                    let message = named(v, m, n);
+                    assert_eq!(message.contains("MCP-Protocol-Version"), v, "{message}");
+                    assert_eq!(message.contains("Mcp-Method"), m, "{message}");
+                    assert_eq!(message.contains("Mcp-Name"), n, "{message}");
+                }
+            }
+        }
     }
 }

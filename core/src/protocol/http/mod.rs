@@ -53,7 +53,7 @@ mod status;
 mod value;
 
 pub use annotations::check_annotations;
-pub use mismatch::HeaderMismatch;
+pub use mismatch::{HeaderMismatch, MissingHeaders};
 pub use request::{
     NoParams, ParamHeaders, RequestHeaders, check_request, requires_name, tool_name,
 };

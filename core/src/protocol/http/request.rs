@@ -5,9 +5,9 @@ use crate::json::{JsonStr, Object, Value};
 use crate::protocol::META_PROTOCOL_VERSION;
 use crate::rpc::Request;
 
-use super::HeaderMismatch;
 use super::MAX_PARAM_NAME_LEN;
 use super::value::{Text, check_characters, is_token, scalar_eq, text_eq};
+use super::{HeaderMismatch, MissingHeaders};
 
 /// Where `Mcp-Param-{Name}` headers are found.
 pub trait ParamHeaders {
@@ -84,15 +84,18 @@ pub fn check_request(
     request: &Request<'_>,
     input_schema: Option<Value<'_>>,
 ) -> Result<(), HeaderMismatch> {
-    let version = headers
-        .protocol_version
-        .ok_or(HeaderMismatch::MissingProtocolVersion)?;
-    let method = headers.method.ok_or(HeaderMismatch::MissingMethod)?;
-    let name = if NAMED_METHODS.iter().any(|m| request.method.eq_str(m)) {
-        Some(headers.name.ok_or(HeaderMismatch::MissingName)?)
-    } else {
-        None
+    let named = NAMED_METHODS.iter().any(|m| request.method.eq_str(m));
+    let missing = MissingHeaders {
+        protocol_version: headers.protocol_version.is_none(),
+        method: headers.method.is_none(),
+        name: named && headers.name.is_none(),
     };
+    let (Some(version), Some(method), false) =
+        (headers.protocol_version, headers.method, missing.any())
+    else {
+        return Err(HeaderMismatch::Missing(missing));
+    };
+    let name = if named { headers.name } else { None };
     for value in [Some(version), Some(method), name].into_iter().flatten() {
         check_characters(value)?;
     }
@@ -296,23 +299,31 @@ mod tests {
             version: None,
             ..headers("tools/list")
         };
-        assert_eq!(
-            check(&no_version, &list, None),
-            Err(HeaderMismatch::MissingProtocolVersion)
-        );
+        let missing = |protocol_version, method, name| {
+            Err(HeaderMismatch::Missing(MissingHeaders {
+                protocol_version,
+                method,
+                name,
+            }))
+        };
+        assert_eq!(check(&no_version, &list, None), missing(true, false, false));
         let no_method = Headers {
             method: None,
             ..headers("tools/list")
         };
-        assert_eq!(
-            check(&no_method, &list, None),
-            Err(HeaderMismatch::MissingMethod)
-        );
+        assert_eq!(check(&no_method, &list, None), missing(false, true, false));
         let call = body("tools/call", &std::format!(r#"{{"name":"echo",{m}}}"#));
         assert_eq!(
             check(&headers("tools/call"), &call, None),
-            Err(HeaderMismatch::MissingName)
+            missing(false, false, true)
         );
+        // Every missing header at once.
+        let none = Headers {
+            version: None,
+            method: None,
+            ..headers("tools/call")
+        };
+        assert_eq!(check(&none, &call, None), missing(true, true, true));
     }
 
     #[test]
