@@ -66,12 +66,12 @@ struct Sum {
     sum: f64,
 }
 
-async fn add(args: Add, _cx: Cx<'_>) -> Result<Result<Structured<Sum>, ToolError>, Stop> {
+async fn add(args: Add, _cx: Cx<'_>) -> Result<Structured<Sum>, Stop> {
     let sum = args.a + args.b;
     if !sum.is_finite() {
-        return Ok(Err(ToolError::new("too large")));
+        return Err(ToolError::new("too large").into());
     }
-    Ok(Ok(Structured(Sum { sum })))
+    Ok(Structured(Sum { sum }))
 }
 
 #[derive(Deserialize, JsonSchema)]

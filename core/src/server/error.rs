@@ -68,6 +68,8 @@ impl core::fmt::Display for Error {
     }
 }
 
+impl core::error::Error for Error {}
+
 /// An answer that does not fit its request is the generic -32602, echoing nothing.
 impl From<InvalidResponse> for Error {
     fn from(_: InvalidResponse) -> Self {

@@ -129,12 +129,12 @@ struct Sum {
     sum: f64,
 }
 
-async fn add(args: AddArgs, _cx: Cx<'_>) -> Result<Result<Structured<Sum>, ToolError>, Stop> {
+async fn add(args: AddArgs, _cx: Cx<'_>) -> Result<Structured<Sum>, Stop> {
     let sum = args.a + args.b;
     if !sum.is_finite() {
-        return Ok(Err(ToolError::new("The sum is too large to represent.")));
+        return Err(ToolError::new("The sum is too large to represent.").into());
     }
-    Ok(Ok(Structured(Sum { sum })))
+    Ok(Structured(Sum { sum }))
 }
 
 #[derive(Deserialize, JsonSchema)]
@@ -162,11 +162,12 @@ struct FailArgs {
     reason: Option<String>,
 }
 
-async fn fail(args: FailArgs, _cx: Cx<'_>) -> Result<ToolError, Stop> {
-    Ok(match args.reason {
+async fn fail(args: FailArgs, _cx: Cx<'_>) -> Result<String, Stop> {
+    Err(match args.reason {
         Some(reason) => ToolError::new(format!("Failed as asked: {reason}")),
         None => ToolError::new("Failed as asked."),
-    })
+    }
+    .into())
 }
 
 // ---------------------------------------------------------------------------------------

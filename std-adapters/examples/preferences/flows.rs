@@ -290,20 +290,16 @@ async fn url_preview(_: NoArgs, cx: Cx<'_>) -> Result<String, Stop> {
 // ---------------------------------------------------------------------------------------
 
 /// A preview as JSON text, or a tool error when it is longer than [`PREVIEW_LEN`].
-fn bounded(value: &impl Serialize) -> Result<Result<String, ToolError>, Stop> {
+fn bounded(value: &impl Serialize) -> Result<String, Stop> {
     let text = json(value)?;
     if text.len() > PREVIEW_LEN {
-        return Ok(Err(ToolError::new(
-            "The client's answer is too long to preview.",
-        )));
+        return Err(ToolError::new("The client's answer is too long to preview.").into());
     }
-    Ok(Ok(text))
+    Ok(text)
 }
 
-fn no_text() -> Result<Result<String, ToolError>, Stop> {
-    Ok(Err(ToolError::new(
-        "The client's model returned no text to preview.",
-    )))
+fn no_text() -> Result<String, Stop> {
+    Err(ToolError::new("The client's model returned no text to preview.").into())
 }
 
 #[derive(Serialize)]
@@ -314,7 +310,7 @@ struct Suggested<'a> {
 }
 
 /// One sampled suggestion: `{"suggestion":…,"model":…,"status":"preview"}`.
-async fn sampling_preview(_: NoArgs, cx: Cx<'_>) -> Result<Result<String, ToolError>, Stop> {
+async fn sampling_preview(_: NoArgs, cx: Cx<'_>) -> Result<String, Stop> {
     let Some(message): Option<Sampled> = cx.answer(&SUGGESTION)? else {
         return Err(Ask::new().question(&SUGGESTION).into());
     };
@@ -337,7 +333,7 @@ struct Scoped<'a> {
 }
 
 /// The client's roots: `{"rootCount":N,"roots":[…],"status":"preview"}`.
-async fn roots_preview(_: NoArgs, cx: Cx<'_>) -> Result<Result<String, ToolError>, Stop> {
+async fn roots_preview(_: NoArgs, cx: Cx<'_>) -> Result<String, Stop> {
     let Some(roots) = cx.answer(&ROOTS)? else {
         return Err(Ask::new().question(&ROOTS).into());
     };
@@ -369,7 +365,7 @@ struct Asked {}
 /// carries sealed state; a retry must carry the state and all three answers, or all three
 /// are asked for again. Finishes with `{"color":…,"suggestion":…,"rootCount":N,
 /// "status":"preview"}`, or `{"status":<action>}` when the color is declined or cancelled.
-async fn combined_preview(_: NoArgs, cx: Cx<'_>) -> Result<Result<String, ToolError>, Stop> {
+async fn combined_preview(_: NoArgs, cx: Cx<'_>) -> Result<String, Stop> {
     let flow = Flow::<Asked>::open(cx)?;
     let (color, message, roots) = flow.ask_all((&COLOR, &SUGGESTION, &ROOTS))?;
     let color = match color {

@@ -1,6 +1,9 @@
 //! What a typed handler sees of its request ([`Cx`]), and how it stops early ([`Stop`]) to
 //! ask the client for something ([`Ask`]).
 
+use std::any::Any;
+use std::error::Error as StdError;
+
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use snodo_core::json::BufferTooSmall;
@@ -8,7 +11,10 @@ use snodo_core::mrtr::InputRequest;
 use snodo_core::server::{Done, Error, INVALID_STATE, Principal, Reply, RequestContext};
 use snodo_core::state::OPEN_SCRATCH_LEN;
 
+use super::once::Once;
+use super::output::ToolError;
 use super::question::Question;
+use super::shared::Shared;
 
 /// Where a handler's progress notifications go (the reply being written, erased).
 pub(crate) trait ProgressSink {
@@ -44,6 +50,7 @@ impl<K> ProgressSink for Reply<'_, K> {
 pub struct Cx<'a> {
     ctx: RequestContext<'a>,
     progress: Option<&'a mut (dyn ProgressSink + Send + 'a)>,
+    shared: &'a Shared,
 }
 
 impl std::fmt::Debug for Cx<'_> {
@@ -58,11 +65,37 @@ impl<'a> Cx<'a> {
     pub(crate) fn new(
         ctx: RequestContext<'a>,
         progress: &'a mut (dyn ProgressSink + Send + 'a),
+        shared: &'a Shared,
     ) -> Self {
         Cx {
             ctx,
             progress: Some(progress),
+            shared,
         }
+    }
+
+    /// The application's value of type `T`, given to the server with
+    /// [`ServerBuilder::data`](super::ServerBuilder::data): a store, a client, a
+    /// configuration. It lives as long as the request, not the borrow of `self`, so it can
+    /// be taken before the context goes into a [`Flow`](super::Flow). A type the server was
+    /// not given is -32603, which names no type.
+    ///
+    /// ```
+    /// use std::sync::Mutex;
+    /// use snodo_std::typed::{Cx, NoArgs, Stop};
+    ///
+    /// struct Visits(Mutex<u64>);
+    ///
+    /// async fn visit(_: NoArgs, cx: Cx<'_>) -> Result<String, Stop> {
+    ///     let visits = cx.data::<Visits>()?;
+    ///     let mut n = visits.0.lock().expect("not poisoned");
+    ///     *n += 1;
+    ///     Ok(format!("visit {n}"))
+    /// }
+    /// ```
+    pub fn data<T: Send + Sync + 'static>(&self) -> Result<&'a T, Error> {
+        let shared: &'a Shared = self.shared;
+        shared.get::<T>().ok_or(NO_DATA)
     }
 
     /// The core's view of the request (id, method, raw params, `_meta`, configuration).
@@ -102,6 +135,34 @@ impl<'a> Cx<'a> {
         self.open_with(|bytes| serde_json::from_slice(bytes).ok())
     }
 
+    /// Whether this is the first use of the request's sealed token, recording it as used
+    /// (see [`Once`]): the guard for a leg's effect that must not repeat when the same
+    /// `requestState` is sent again. A request without state is always [`Once::First`]:
+    /// at-most-once is per token, and two calls are two calls. State that does not open is
+    /// the one -32602 "Invalid request state"; a full record is -32603 and the effect must
+    /// not run.
+    pub fn once(&self) -> Result<Once, Error> {
+        use sha2::Digest;
+        let Some(token) = self.ctx.request_state() else {
+            return Ok(Once::First);
+        };
+        self.open_with(|_| Some(()))?;
+        // The decoded characters, so that a JSON escape does not make a replay look new.
+        let mut digest = sha2::Sha256::new();
+        let mut utf8 = [0u8; 4];
+        for c in token.chars() {
+            digest.update(c.encode_utf8(&mut utf8).as_bytes());
+        }
+        let ttl = self.ctx.config().state.map_or(0, |o| o.ttl().as_secs());
+        let now = self.now();
+        let first = self
+            .shared
+            .guard()
+            .consume(digest.finalize().into(), now.saturating_add(ttl), now)
+            .map_err(|_| GUARD_FULL)?;
+        Ok(if first { Once::First } else { Once::Replayed })
+    }
+
     pub(crate) fn open_with<T>(
         &self,
         decode: impl FnOnce(&[u8]) -> Option<T>,
@@ -130,28 +191,75 @@ impl<'a> Cx<'a> {
     }
 }
 
-/// Why a handler ends without its final result: it needs input from the client (an
-/// `input_required` result), or it failed. `?` turns a core [`Error`] or an [`Ask`] into one.
+/// The record of one-time tokens is full.
+const GUARD_FULL: Error =
+    Error::internal("too many one-time effects are pending; retry in a few minutes");
+
+/// A type the server was not given with `data`.
+const NO_DATA: Error = Error::internal("the server was not given the data this handler uses");
+
+/// Why a handler ends without its final result. `?` makes one from anything that can stop
+/// it:
+///
+/// - an [`Ask`] (from [`Flow::ask`](super::Flow::ask)): answer `input_required`;
+/// - a [`ToolError`]: a tool error result (`isError: true`) with its text, which the model
+///   reads. This is the way to fail a tool on purpose;
+/// - a core [`Error`] (`Error::invalid_params(..)`): that JSON-RPC error, for any method;
+/// - any other error (`std::io::Error`, `serde_json::Error`, your own): a failure, logged at
+///   `warn` with the error and told to the client as a fixed sentence that shows nothing of
+///   it, unless the server says otherwise with
+///   [`ServerBuilder::failure_message`](super::ServerBuilder::failure_message). A tool
+///   answers it as a tool error result, a resource or prompt as -32603.
 ///
 /// ```
-/// use snodo_core::server::Error;
-/// use snodo_std::typed::{Cx, NoArgs, Stop};
+/// use snodo_std::typed::{Cx, Error, NoArgs, Stop, ToolError};
+///
+/// async fn read_config(_: NoArgs, _cx: Cx<'_>) -> Result<String, Stop> {
+///     Ok(std::fs::read_to_string("/nonexistent/app.toml")?)
+/// }
+///
+/// async fn divide(args: (i64, i64), _cx: Cx<'_>) -> Result<String, Stop> {
+///     if args.1 == 0 {
+///         return Err(ToolError::new(format!("cannot divide {} by zero", args.0)).into());
+///     }
+///     Ok((args.0 / args.1).to_string())
+/// }
 ///
 /// async fn strict(_: NoArgs, _cx: Cx<'_>) -> Result<&'static str, Stop> {
 ///     Err(Error::invalid_params("not today"))?
 /// }
 /// ```
 #[derive(Debug)]
+#[non_exhaustive]
 pub enum Stop {
     /// Answer `input_required` with these requests and state.
     Input(Ask),
-    /// Fail with this error.
+    /// Fail with this JSON-RPC error.
     Error(Error),
+    /// Fail the tool with this error result.
+    Tool(ToolError),
+    /// An application error: logged, and told to the client as the server's policy says.
+    Failed(Box<dyn StdError + Send + Sync>),
 }
 
-impl From<Error> for Stop {
-    fn from(e: Error) -> Self {
-        Stop::Error(e)
+impl Stop {
+    /// A failure from an error that is not `std::error::Error` itself, such as an
+    /// `anyhow::Error` or a `Box<dyn Error>`.
+    pub fn failed(error: impl Into<Box<dyn StdError + Send + Sync>>) -> Self {
+        Stop::Failed(error.into())
+    }
+}
+
+impl<E: StdError + Send + Sync + 'static> From<E> for Stop {
+    fn from(e: E) -> Self {
+        let any: &dyn Any = &e;
+        if let Some(rpc) = any.downcast_ref::<Error>() {
+            return Stop::Error(*rpc);
+        }
+        if let Some(tool) = any.downcast_ref::<ToolError>() {
+            return Stop::Tool(tool.clone());
+        }
+        Stop::Failed(Box::new(e))
     }
 }
 
@@ -223,10 +331,22 @@ impl Ask {
     }
 }
 
-/// Writes how a handler stopped into `reply`.
-pub(crate) fn write_stop<'o, K>(reply: Reply<'o, K>, stop: Stop) -> Result<Done<'o>, Error> {
+/// Writes how the handler of `what` (a tool's name, a resource's URI, a prompt's name)
+/// stopped into `reply`; `fail` writes a failure's message as the reply's kind of error.
+pub(crate) fn write_stop<'o, K>(
+    reply: Reply<'o, K>,
+    stop: Stop,
+    shared: &Shared,
+    what: &dyn std::fmt::Display,
+    fail: impl FnOnce(Reply<'o, K>, &str) -> Done<'o>,
+) -> Result<Done<'o>, Error> {
     match stop {
         Stop::Input(ask) => ask.write(reply),
         Stop::Error(e) => Err(e),
+        Stop::Tool(e) => Ok(fail(reply, e.text())),
+        Stop::Failed(e) => {
+            tracing::warn!(handler = %what, error = %e, "a handler failed");
+            Ok(fail(reply, &shared.describe(&*e)))
+        }
     }
 }

@@ -1,6 +1,8 @@
 //! Definitions with their handlers, each built in one expression: `tool(..)`, `resource(..)`,
 //! `template(..)` and `prompt(..)`, ending with the handler (`run`, `read`, `render`).
 
+use std::borrow::Cow;
+
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use snodo_core::server::{Prompt, PromptArgument, Resource, ResourceTemplate, Tool};
@@ -9,7 +11,7 @@ use super::context::Stop;
 use super::handler::{Handler, RunPrompt, RunResource, RunTool, Typed};
 use super::output::{PromptMessages, ResourceOutput, ToolOutput};
 use super::question::Question;
-use super::schema::{leak, schema_of};
+use super::schema::{leak, schema_of, static_text};
 
 /// Problems found while a definition was built, reported by the server builder.
 pub(crate) type Problems = Vec<&'static str>;
@@ -33,8 +35,8 @@ macro_rules! definition {
             $(
                 $(#[doc = $doc])*
                 #[must_use]
-                pub fn $setter(mut self, $setter: &'static str) -> Self {
-                    self.def = self.def.$setter($setter);
+                pub fn $setter(mut self, $setter: impl Into<Cow<'static, str>>) -> Self {
+                    self.def = self.def.$setter(static_text($setter));
                     self
                 }
             )*
@@ -119,9 +121,9 @@ definition!(
 /// let echo = tool("echo").description("Returns the text it is given.").run(echo);
 /// # let _ = echo;
 /// ```
-pub fn tool(name: &'static str) -> ToolBuilder {
+pub fn tool(name: impl Into<Cow<'static, str>>) -> ToolBuilder {
     ToolBuilder {
-        def: Tool::new(name),
+        def: Tool::new(static_text(name)),
         problems: Vec::new(),
     }
 }
@@ -199,9 +201,12 @@ definition!(
 /// let about = resource("preview://about", "about").mime_type("text/plain").read(about);
 /// # let _ = about;
 /// ```
-pub fn resource(uri: &'static str, name: &'static str) -> ResourceBuilder {
+pub fn resource(
+    uri: impl Into<Cow<'static, str>>,
+    name: impl Into<Cow<'static, str>>,
+) -> ResourceBuilder {
     ResourceBuilder {
-        def: Resource::new(uri, name),
+        def: Resource::new(static_text(uri), static_text(name)),
         problems: Vec::new(),
     }
 }
@@ -276,9 +281,12 @@ definition!(
 /// let greeting = template("greeting://{name}", "greeting").read(greeting);
 /// # let _ = greeting;
 /// ```
-pub fn template(uri_template: &'static str, name: &'static str) -> TemplateBuilder {
+pub fn template(
+    uri_template: impl Into<Cow<'static, str>>,
+    name: impl Into<Cow<'static, str>>,
+) -> TemplateBuilder {
     TemplateBuilder {
-        def: ResourceTemplate::new(uri_template, name),
+        def: ResourceTemplate::new(static_text(uri_template), static_text(name)),
         problems: Vec::new(),
     }
 }
@@ -364,9 +372,9 @@ definition!(
 /// let greet = prompt("greet").render(greet);
 /// # let _ = greet;
 /// ```
-pub fn prompt(name: &'static str) -> PromptBuilder {
+pub fn prompt(name: impl Into<Cow<'static, str>>) -> PromptBuilder {
     PromptBuilder {
-        def: Prompt::new(name),
+        def: Prompt::new(static_text(name)),
         problems: Vec::new(),
     }
 }

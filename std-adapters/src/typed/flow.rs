@@ -18,6 +18,11 @@ use super::question::Question;
 /// The member of the sealed data that lists the questions the last round asked.
 const ASKED: &str = "$asked";
 
+/// The member of the sealed data that tells this flow from another with the same state,
+/// arguments and caller started in the same second, so their tokens differ (see
+/// [`Flow::once`]).
+const FLOW: &str = "$flow";
+
 /// A flow over typed state `S` (serialized as a JSON object; `Default` on the first leg).
 ///
 /// ```
@@ -55,6 +60,7 @@ pub struct Flow<'a, S> {
     cx: Cx<'a>,
     state: S,
     asked: Vec<String>,
+    flow: u64,
     resumed: bool,
 }
 
@@ -63,21 +69,23 @@ impl<'a, S: Serialize + DeserializeOwned + Default> Flow<'a, S> {
     /// not open for this request), or starts with `S::default()`.
     pub fn open(cx: Cx<'a>) -> Result<Self, Error> {
         let opened = cx.open_with(|bytes| {
-            let Asked { asked } = serde_json::from_slice(bytes).ok()?;
-            // `S` ignores the framework's member, unless it refuses unknown members.
+            let Framework { asked, flow } = serde_json::from_slice(bytes).ok()?;
+            // `S` ignores the framework's members, unless it refuses unknown members.
             let state = serde_json::from_slice(bytes).ok().or_else(|| {
                 let mut data: Map<String, Value> = serde_json::from_slice(bytes).ok()?;
                 data.remove(ASKED);
+                data.remove(FLOW);
                 serde_json::from_value(Value::Object(data)).ok()
             })?;
-            Some((state, asked))
+            Some((state, asked, flow))
         })?;
         let resumed = opened.is_some();
-        let (state, asked) = opened.unwrap_or_default();
+        let (state, asked, flow) = opened.unwrap_or_else(|| (S::default(), Vec::new(), new_flow()));
         Ok(Flow {
             cx,
             state,
             asked,
+            flow,
             resumed,
         })
     }
@@ -95,6 +103,12 @@ impl<'a, S: Serialize + DeserializeOwned + Default> Flow<'a, S> {
     /// Whether the request carried this flow's state (not the first leg).
     pub fn resumed(&self) -> bool {
         self.resumed
+    }
+
+    /// Whether this leg's token is used for the first time (see [`Cx::once`]): call it on
+    /// the leg whose effect must run once, after its last answer is in.
+    pub fn once(&self) -> Result<super::Once, Error> {
+        self.cx.once()
     }
 
     /// The request's context (time, principal, progress).
@@ -151,16 +165,28 @@ impl<'a, S: Serialize + DeserializeOwned + Default> Flow<'a, S> {
         }
         data.extend_from_slice(b"\"$asked\":");
         serde_json::to_writer(&mut data, keys).map_err(|_| NOT_AN_OBJECT)?;
+        data.extend_from_slice(b",\"$flow\":");
+        serde_json::to_writer(&mut data, &self.flow).map_err(|_| NOT_AN_OBJECT)?;
         data.push(b'}');
         Ok(data)
     }
 }
 
-/// The framework's member of the sealed data.
+/// A new flow's identity: random, or 0 if the system gives no randomness (then two flows
+/// started in the same second with the same state share tokens, and `once` sees the second
+/// as a replay: the safe side).
+fn new_flow() -> u64 {
+    let mut bytes = [0u8; 8];
+    getrandom::fill(&mut bytes).map_or(0, |()| u64::from_le_bytes(bytes))
+}
+
+/// The framework's members of the sealed data.
 #[derive(Deserialize)]
-struct Asked {
+struct Framework {
     #[serde(rename = "$asked", default)]
     asked: Vec<String>,
+    #[serde(rename = "$flow", default)]
+    flow: u64,
 }
 
 /// Several questions asked in one round: tuples of two or three `&Question`s.

@@ -6,13 +6,15 @@ use std::marker::PhantomData;
 use std::pin::Pin;
 
 use serde::de::DeserializeOwned;
+use snodo_core::rpc::ErrorCode;
 use snodo_core::server::{
-    Done, Error, PromptGet, PromptReply, ResourceRead, ResourceReply, ToolCall, ToolReply,
+    Done, Error, PromptGet, PromptReply, Reply, ResourceRead, ResourceReply, ToolCall, ToolReply,
 };
 
 use super::args::decode;
 use super::context::{Cx, Stop, write_stop};
 use super::output::{PromptMessages, ResourceOutput, ToolOutput};
+use super::shared::Shared;
 
 /// An `async fn(A, Cx<'_>) -> Output`: what `run`, `read` and `render` take. Implemented for
 /// every such function; its future must be `Send` (adapters run calls on a multi-threaded
@@ -59,6 +61,7 @@ pub(crate) trait RunTool: Send + Sync {
         &'a self,
         call: &'a ToolCall<'a>,
         reply: ToolReply<'o>,
+        shared: &'a Shared,
     ) -> BoxFuture<'a, Result<Done<'o>, Error>>;
 }
 
@@ -71,6 +74,7 @@ pub(crate) trait RunResource: Send + Sync {
         reply: ResourceReply<'o>,
         vars: &'a [&'static str],
         mime_type: Option<&'static str>,
+        shared: &'a Shared,
     ) -> BoxFuture<'a, Result<Done<'o>, Error>>;
 }
 
@@ -80,6 +84,7 @@ pub(crate) trait RunPrompt: Send + Sync {
         &'a self,
         call: &'a PromptGet<'a>,
         reply: PromptReply<'o>,
+        shared: &'a Shared,
     ) -> BoxFuture<'a, Result<Done<'o>, Error>>;
 }
 
@@ -108,6 +113,7 @@ where
         &'a self,
         call: &'a ToolCall<'a>,
         mut reply: ToolReply<'o>,
+        shared: &'a Shared,
     ) -> BoxFuture<'a, Result<Done<'o>, Error>> {
         Box::pin(async move {
             let args = match decode::<A>(call.arguments().as_value().raw()) {
@@ -116,10 +122,12 @@ where
                     return Ok(reply.error_fmt(format_args!("Invalid arguments: {problem}")));
                 }
             };
-            let outcome = self.f.call(args, Cx::new(**call, &mut reply)).await;
+            let outcome = self.f.call(args, Cx::new(**call, &mut reply, shared)).await;
             match outcome {
                 Ok(output) => output.write(reply),
-                Err(stop) => write_stop(reply, stop),
+                Err(stop) => write_stop(reply, stop, shared, &call.tool().name, |r, text| {
+                    r.error_text(text)
+                }),
             }
         })
     }
@@ -137,6 +145,7 @@ where
         mut reply: ResourceReply<'o>,
         vars: &'a [&'static str],
         mime_type: Option<&'static str>,
+        shared: &'a Shared,
     ) -> BoxFuture<'a, Result<Done<'o>, Error>> {
         Box::pin(async move {
             let values: serde_json::Map<String, serde_json::Value> = vars
@@ -146,10 +155,10 @@ where
             let Ok(args) = serde_json::from_value::<A>(values.into()) else {
                 return Ok(reply.not_found());
             };
-            let outcome = self.f.call(args, Cx::new(**call, &mut reply)).await;
+            let outcome = self.f.call(args, Cx::new(**call, &mut reply, shared)).await;
             match outcome {
                 Ok(output) => output.write(reply, mime_type),
-                Err(stop) => write_stop(reply, stop),
+                Err(stop) => write_stop(reply, stop, shared, &call.uri(), internal_error),
             }
         })
     }
@@ -164,6 +173,7 @@ where
         &'a self,
         call: &'a PromptGet<'a>,
         mut reply: PromptReply<'o>,
+        shared: &'a Shared,
     ) -> BoxFuture<'a, Result<Done<'o>, Error>> {
         Box::pin(async move {
             let arguments = call
@@ -173,11 +183,16 @@ where
             let Ok(args) = decode::<A>(arguments) else {
                 return Err(Error::invalid_params("Invalid prompt arguments"));
             };
-            let outcome = self.f.call(args, Cx::new(**call, &mut reply)).await;
+            let outcome = self.f.call(args, Cx::new(**call, &mut reply, shared)).await;
             match outcome {
                 Ok(messages) => Ok(messages.write(reply)),
-                Err(stop) => write_stop(reply, stop),
+                Err(stop) => write_stop(reply, stop, shared, &call.prompt().name, internal_error),
             }
         })
     }
+}
+
+/// A failure of a resource or prompt, which have no error result: -32603 with its message.
+fn internal_error<'o, K>(reply: Reply<'o, K>, message: &str) -> Done<'o> {
+    reply.rpc_error(ErrorCode::INTERNAL_ERROR, format_args!("{message}"))
 }

@@ -46,8 +46,12 @@
 //! - Arguments that fail the generated schema are answered by the core before the handler
 //!   runs; arguments that pass it but do not decode are a tool error result naming the
 //!   argument (`Invalid arguments: argument x does not fit its type`), never its value.
-//! - `Err(Stop::Error(e))` (or `?` on a core [`Error`](snodo_core::server::Error)) keeps the
-//!   core's semantics: typed errors are JSON-RPC errors, failures of tools are tool errors.
+//! - A tool fails on purpose with a [`ToolError`]:
+//!   `return Err(ToolError::new(format!(..)).into())` is a tool error result the model reads.
+//! - `?` on any other error works: a core [`Error`] is that JSON-RPC error; anything else
+//!   (`std::io::Error`, `serde_json::Error`, the application's own) is logged at `warn` and
+//!   told to the client as a fixed sentence, or as [`ServerBuilder::failure_message`] says.
+//!   See [`Stop`].
 //! - Answers that do not fit their question are the generic -32602, which echoes nothing;
 //!   state that does not open is the one -32602 "Invalid request state".
 //!
@@ -78,10 +82,12 @@ mod context;
 mod definition;
 mod flow;
 mod handler;
+mod once;
 mod output;
 mod question;
 mod schema;
 mod server;
+mod shared;
 
 pub use args::NoArgs;
 pub use context::{Ask, Cx, Stop};
@@ -91,6 +97,15 @@ pub use definition::{
 };
 pub use flow::{Flow, Questions};
 pub use handler::Handler;
+pub use once::{GuardFull, MemoryReplayGuard, Once, ReplayGuard};
 pub use output::{Blob, PromptMessages, ResourceOutput, Structured, ToolError, ToolOutput};
 pub use question::{Elicited, Form, Question, Root, RootsRequest, Sampled, Sampling, UrlConsent};
 pub use server::{CompletionQuery, CompletionTarget, ServerBuilder, TypedApp, server};
+
+// What a typed server names from the core, so that it depends on `snodo-std` alone.
+pub use snodo_core::json::Limits;
+pub use snodo_core::legacy::EraSupport;
+pub use snodo_core::mrtr::Action;
+pub use snodo_core::rpc::ErrorCode;
+pub use snodo_core::server::{Error, Principal, Server};
+pub use snodo_core::state::{Keys, Ttl};

@@ -6,14 +6,15 @@ use snodo_core::server::{Done, Error, PromptReply, ResourceReply, Role, ToolRepl
 
 use super::schema::schema_of;
 
-/// What a tool returns: text, [`Structured`] content (whose type gives the tool's output
-/// schema), a [`ToolError`] the model can read, or a `Result` of those.
+/// What a tool returns: text or [`Structured`] content (whose type gives the tool's output
+/// schema). A tool fails through [`Stop`](super::Stop): a [`ToolError`] the model can read,
+/// or any error with `?`.
 ///
 /// ```
-/// use snodo_std::typed::{Cx, NoArgs, Stop, ToolError};
+/// use snodo_std::typed::{Cx, NoArgs, Stop};
 ///
-/// async fn maybe(_: NoArgs, _cx: Cx<'_>) -> Result<Result<String, ToolError>, Stop> {
-///     Ok(Err(ToolError::new("not today")))
+/// async fn hello(_: NoArgs, _cx: Cx<'_>) -> Result<String, Stop> {
+///     Ok("hello".to_owned())
 /// }
 /// ```
 pub trait ToolOutput: Send {
@@ -70,10 +71,19 @@ impl<T: Serialize + JsonSchema + Send> ToolOutput for Structured<T> {
     }
 }
 
-/// A tool error result (`isError: true`): a failure the model can read and act on.
+/// A tool error result (`isError: true`): a failure the model can read and act on. A tool
+/// returns one with `?` or `.into()`, as [`Stop::Tool`](super::Stop::Tool):
 ///
 /// ```
-/// use snodo_std::typed::ToolError;
+/// use snodo_std::typed::{Cx, NoArgs, Stop, ToolError};
+///
+/// async fn launch(_: NoArgs, _cx: Cx<'_>) -> Result<String, Stop> {
+///     let fuel = 3;
+///     if fuel < 10 {
+///         return Err(ToolError::new(format!("{fuel} units of fuel are not enough")).into());
+///     }
+///     Ok("launched".into())
+/// }
 ///
 /// let e = ToolError::new(format!("{} is too large", f64::MAX));
 /// assert!(e.text().ends_with("too large"));
@@ -93,24 +103,13 @@ impl ToolError {
     }
 }
 
-impl ToolOutput for ToolError {
-    fn write<'o>(self, reply: ToolReply<'o>) -> Result<Done<'o>, Error> {
-        Ok(reply.error_text(&self.0))
+impl std::fmt::Display for ToolError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
     }
 }
 
-impl<T: ToolOutput> ToolOutput for Result<T, ToolError> {
-    fn output_schema() -> Option<serde_json::Value> {
-        T::output_schema()
-    }
-
-    fn write<'o>(self, reply: ToolReply<'o>) -> Result<Done<'o>, Error> {
-        match self {
-            Ok(output) => output.write(reply),
-            Err(e) => e.write(reply),
-        }
-    }
-}
+impl std::error::Error for ToolError {}
 
 /// What a resource read returns: text (with the resource's MIME type), a [`Blob`], or
 /// `None` for "not found after all" (-32602 with the URI).

@@ -38,6 +38,15 @@ pub(crate) fn leak(text: String) -> &'static str {
     Box::leak(text.into_boxed_str())
 }
 
+/// Text given to a builder, as `&'static str`: a literal as it is, an owned string kept for
+/// the process's lifetime (definitions are built once, like their generated schemas).
+pub(crate) fn static_text(text: impl Into<std::borrow::Cow<'static, str>>) -> &'static str {
+    match text.into() {
+        std::borrow::Cow::Borrowed(text) => text,
+        std::borrow::Cow::Owned(text) => leak(text),
+    }
+}
+
 fn clean(schema: &mut Value) {
     match schema {
         Value::Object(o) => {

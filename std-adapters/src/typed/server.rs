@@ -1,5 +1,6 @@
 //! The server builder: identity, state keys and every definition, checked when built.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use snodo_core::json::Limits;
@@ -12,6 +13,8 @@ use snodo_core::server::{
 use snodo_core::state::{Keys, StateOptions, Ttl};
 
 use super::definition::{PromptEntry, ResourceEntry, TemplateEntry, ToolEntry};
+use super::schema::static_text;
+use super::shared::Shared;
 use crate::AsyncHandler;
 use crate::serve::CheckError;
 
@@ -36,9 +39,12 @@ use crate::serve::CheckError;
 /// // snodo_std::serve_stdio(server)
 /// # let _ = server;
 /// ```
-pub fn server(name: &'static str, version: &'static str) -> ServerBuilder {
+pub fn server(
+    name: impl Into<Cow<'static, str>>,
+    version: impl Into<Cow<'static, str>>,
+) -> ServerBuilder {
     ServerBuilder {
-        config: Config::new(name, version),
+        config: Config::new(static_text(name), static_text(version)),
         state: Some(None),
         defs: Definitions::default(),
         problems: Vec::new(),
@@ -46,12 +52,14 @@ pub fn server(name: &'static str, version: &'static str) -> ServerBuilder {
 }
 
 /// A server being put together (see [`server`]). [`build`](ServerBuilder::build) checks
-/// every definition, so what it returns can be served.
+/// every definition, so what it returns can be served. Text setters take literals or owned
+/// strings.
 ///
 /// ```
+/// let region = "eu-west";
 /// let builder = snodo_std::typed::server("s", "1.0.0")
 ///     .title("S")
-///     .description("A server")
+///     .description(format!("A server in {region}"))
 ///     .instructions("Use it well");
 /// assert!(builder.build().is_ok());
 /// ```
@@ -74,22 +82,22 @@ impl std::fmt::Debug for ServerBuilder {
 impl ServerBuilder {
     /// With a human-readable title.
     #[must_use]
-    pub fn title(mut self, title: &'static str) -> Self {
-        self.config.info = self.config.info.title(title);
+    pub fn title(mut self, title: impl Into<Cow<'static, str>>) -> Self {
+        self.config.info = self.config.info.title(static_text(title));
         self
     }
 
     /// With a description, for people.
     #[must_use]
-    pub fn description(mut self, description: &'static str) -> Self {
-        self.config.info = self.config.info.description(description);
+    pub fn description(mut self, description: impl Into<Cow<'static, str>>) -> Self {
+        self.config.info = self.config.info.description(static_text(description));
         self
     }
 
     /// With `instructions` for the model (in `server/discover`).
     #[must_use]
-    pub fn instructions(mut self, instructions: &'static str) -> Self {
-        self.config = self.config.with_instructions(instructions);
+    pub fn instructions(mut self, instructions: impl Into<Cow<'static, str>>) -> Self {
+        self.config = self.config.with_instructions(static_text(instructions));
         self
     }
 
@@ -207,6 +215,82 @@ impl ServerBuilder {
         self
     }
 
+    /// Gives every handler `value`, found by its type with [`Cx::data`](super::Cx::data): the
+    /// application's store, clients and configuration, without globals. One value per type
+    /// (a second replaces the first); wrap shared mutable state in a lock or an atomic, and
+    /// give an `Arc` when the rest of the program keeps a handle too.
+    ///
+    /// ```
+    /// use std::sync::Mutex;
+    /// use schemars::JsonSchema;
+    /// use serde::Deserialize;
+    /// use snodo_std::typed::{Cx, Stop, server, tool};
+    ///
+    /// #[derive(Default)]
+    /// struct Notes(Mutex<Vec<String>>);
+    ///
+    /// #[derive(Deserialize, JsonSchema)]
+    /// struct Note { text: String }
+    ///
+    /// async fn note(args: Note, cx: Cx<'_>) -> Result<String, Stop> {
+    ///     let notes = cx.data::<Notes>()?;
+    ///     let mut notes = notes.0.lock().expect("not poisoned");
+    ///     notes.push(args.text);
+    ///     Ok(format!("{} notes", notes.len()))
+    /// }
+    ///
+    /// let server = server("notes", "1.0")
+    ///     .data(Notes::default())
+    ///     .tool(tool("note").run(note))
+    ///     .build()
+    ///     .unwrap();
+    /// # let _ = server;
+    /// ```
+    #[must_use]
+    pub fn data<T: Send + Sync + 'static>(mut self, value: T) -> Self {
+        self.defs.shared.insert(value);
+        self
+    }
+
+    /// How an application error that reached a handler's `?` is told to the client (see
+    /// [`Stop`](super::Stop)). By default it is a fixed sentence that shows nothing of the
+    /// error, which is logged at `warn`; say here what may be shown.
+    ///
+    /// ```
+    /// let builder = snodo_std::typed::server("s", "1.0").failure_message(|e| {
+    ///     match e.downcast_ref::<std::io::Error>() {
+    ///         Some(io) if io.kind() == std::io::ErrorKind::NotFound => "No such file".into(),
+    ///         _ => "Something went wrong".into(),
+    ///     }
+    /// });
+    /// # let _ = builder;
+    /// ```
+    #[must_use]
+    pub fn failure_message(
+        mut self,
+        describe: impl Fn(&(dyn std::error::Error + 'static)) -> String + Send + Sync + 'static,
+    ) -> Self {
+        self.defs.shared.describe_with(Box::new(describe));
+        self
+    }
+
+    /// Where [`Cx::once`](super::Cx::once) records consumed tokens: by default a
+    /// [`MemoryReplayGuard`](super::MemoryReplayGuard) of
+    /// [`DEFAULT_CAPACITY`](super::MemoryReplayGuard::DEFAULT_CAPACITY) tokens, which sees
+    /// replays to this process; a cluster gives one backed by its database.
+    ///
+    /// ```
+    /// use snodo_std::typed::MemoryReplayGuard;
+    ///
+    /// let builder = snodo_std::typed::server("s", "1.0").replay_guard(MemoryReplayGuard::new(256));
+    /// # let _ = builder;
+    /// ```
+    #[must_use]
+    pub fn replay_guard(mut self, guard: impl super::ReplayGuard) -> Self {
+        self.defs.shared.guard_with(Box::new(guard));
+        self
+    }
+
     fn note(&mut self, name: &str, problems: &[&'static str]) {
         self.problems
             .extend(problems.iter().map(|problem| CheckError {
@@ -312,6 +396,7 @@ struct Definitions {
     prompts: Vec<Prompt<'static>>,
     prompt_runs: Vec<PromptEntry>,
     complete: Option<Complete>,
+    shared: Shared,
 }
 
 impl std::fmt::Debug for Definitions {
@@ -366,7 +451,7 @@ impl AsyncHandler for TypedApp {
         reply: ToolReply<'o>,
     ) -> Result<Done<'o>, Error> {
         let entry = entry(&self.0.tool_runs, index_of(&self.0.tools, call.tool()))?;
-        entry.run.run(call, reply).await
+        entry.run.run(call, reply, &self.0.shared).await
     }
 
     async fn read_resource<'o>(
@@ -377,13 +462,22 @@ impl AsyncHandler for TypedApp {
         match call.target() {
             ResourceTarget::Fixed(r) => {
                 let entry = entry(&self.0.resource_runs, index_of(&self.0.resources, r))?;
-                entry.run.run(call, reply, &[], entry.def.mime_type).await
+                entry
+                    .run
+                    .run(call, reply, &[], entry.def.mime_type, &self.0.shared)
+                    .await
             }
             ResourceTarget::Template(t) => {
                 let entry = entry(&self.0.template_runs, index_of(&self.0.templates, t))?;
                 entry
                     .run
-                    .run(call, reply, &entry.vars, entry.def.mime_type)
+                    .run(
+                        call,
+                        reply,
+                        &entry.vars,
+                        entry.def.mime_type,
+                        &self.0.shared,
+                    )
                     .await
             }
         }
@@ -398,7 +492,7 @@ impl AsyncHandler for TypedApp {
             &self.0.prompt_runs,
             index_of(&self.0.prompts, call.prompt()),
         )?;
-        entry.run.run(call, reply).await
+        entry.run.run(call, reply, &self.0.shared).await
     }
 
     async fn complete<'o>(
