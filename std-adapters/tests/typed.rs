@@ -519,7 +519,28 @@ fn a_form_outside_the_flat_subset_is_refused_when_the_server_is_built() {
         .unwrap_err();
     assert_eq!(refused.name, "nested");
     assert!(refused.problem.contains("form"), "{refused}");
+    // The refusal names the question's key and the field at fault.
+    assert!(refused.problem.contains("`nested`"), "{refused}");
+    assert!(refused.problem.contains("field `inner`"), "{refused}");
+    let refused = server("s", "1.0")
+        .tool(tool("mixed").asks(&MIXED).run(never_runs))
+        .build()
+        .unwrap_err();
+    assert!(
+        refused.problem.contains("question `mixed`, field `deep`"),
+        "{refused}"
+    );
 }
+
+#[derive(Deserialize, JsonSchema)]
+#[allow(dead_code)]
+struct Mixed {
+    fine: String,
+    deep: Vec<String>,
+    also_fine: bool,
+}
+
+static MIXED: Form<Mixed> = Form::new("mixed", "Mostly flat");
 
 async fn takes_a_number(_: u32, _cx: Cx<'_>) -> Result<&'static str, Stop> {
     Ok("unreachable")

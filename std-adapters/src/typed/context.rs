@@ -288,6 +288,8 @@ impl From<Ask> for Stop {
 pub struct Ask {
     requests: Vec<(&'static str, Result<InputRequest<'static>, Error>)>,
     state: Option<Result<Vec<u8>, Error>>,
+    /// What is wrong with questions that do not build, for the log.
+    invalid: Vec<String>,
 }
 
 impl Ask {
@@ -299,7 +301,11 @@ impl Ask {
     /// Adds `question` under its key.
     #[must_use]
     pub fn question(mut self, question: &impl Question) -> Self {
-        self.requests.push((question.key(), question.request()));
+        let request = question.request();
+        if request.is_err() {
+            self.invalid.extend(question.problem());
+        }
+        self.requests.push((question.key(), request));
         self
     }
 
@@ -341,7 +347,16 @@ pub(crate) fn write_stop<'o, K>(
     fail: impl FnOnce(Reply<'o, K>, &str) -> Done<'o>,
 ) -> Result<Done<'o>, Error> {
     match stop {
-        Stop::Input(ask) => ask.write(reply),
+        Stop::Input(ask) => {
+            for problem in &ask.invalid {
+                tracing::error!(
+                    handler = %what,
+                    "{problem} (declare it with `.asks()` to have it refused when the server \
+                     is built)"
+                );
+            }
+            ask.write(reply)
+        }
         Stop::Error(e) => Err(e),
         Stop::Tool(e) => Ok(fail(reply, e.text())),
         Stop::Failed(e) => {

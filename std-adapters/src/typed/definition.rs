@@ -14,7 +14,7 @@ use super::question::Question;
 use super::schema::{leak, schema_of, static_text};
 
 /// Problems found while a definition was built, reported by the server builder.
-pub(crate) type Problems = Vec<&'static str>;
+pub(crate) type Problems = Vec<String>;
 
 /// A definition builder (the definition and the problems found so far, optional text setters
 /// and `asks`) and the entry it ends as (the definition with its erased handler).
@@ -45,9 +45,7 @@ macro_rules! definition {
             /// is not a flat form makes the server refuse to build) rather than on first use.
             #[must_use]
             pub fn asks(mut self, question: &impl Question) -> Self {
-                if let Err(e) = question.check() {
-                    self.problems.push(e.reason);
-                }
+                self.problems.extend(question.problem());
                 self
             }
         }
@@ -140,8 +138,9 @@ impl ToolBuilder {
     {
         let input = schema_of::<A>();
         if input.get("type").and_then(|t| t.as_str()) != Some("object") {
-            self.problems
-                .push("the argument type's schema is not an object (use a struct or NoArgs)");
+            self.problems.push(
+                "the argument type's schema is not an object (use a struct or NoArgs)".to_owned(),
+            );
         }
         self.def = self.def.input_schema(leak(input.to_string()));
         if let Some(output) = R::output_schema() {
@@ -388,7 +387,7 @@ impl PromptBuilder {
     {
         match prompt_arguments(&schema_of::<A>()) {
             Ok(arguments) => self.def = self.def.arguments(arguments),
-            Err(problem) => self.problems.push(problem),
+            Err(problem) => self.problems.push(problem.to_owned()),
         }
         PromptEntry {
             def: self.def,

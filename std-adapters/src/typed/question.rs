@@ -43,6 +43,13 @@ pub trait Question: Send + Sync {
     /// Whether the question is well formed (done once; the same problem every time).
     fn check(&self) -> Result<(), BuildError>;
 
+    /// What is wrong with the question, naming its key (and, for a form, the field), or
+    /// `None` when it is well formed.
+    fn problem(&self) -> Option<String> {
+        let e = self.check().err()?;
+        Some(format!("question `{}`: {}", self.key(), e.reason))
+    }
+
     /// The answer in `ctx`'s `inputResponses`: `None` when there is none; the generic -32602
     /// when it does not fit the question.
     fn read(&self, ctx: &RequestContext<'_>) -> Result<Option<Self::Answer>, Error>;
@@ -166,6 +173,17 @@ impl<T: DeserializeOwned + JsonSchema> Question for Form<T> {
         self.schema().map(drop)
     }
 
+    fn problem(&self) -> Option<String> {
+        let e = self.check().err()?;
+        match offending_field(&schema_of::<T>()) {
+            Some(field) => Some(format!(
+                "question `{}`, field `{field}`: {}",
+                self.key, e.reason
+            )),
+            None => Some(format!("question `{}`: {}", self.key, e.reason)),
+        }
+    }
+
     fn read(&self, ctx: &RequestContext<'_>) -> Result<Option<Elicited<T>>, Error> {
         let answer = match ctx.response(self.key, &self.elicitation()?)? {
             Response::Missing => return Ok(None),
@@ -182,6 +200,21 @@ impl<T: DeserializeOwned + JsonSchema> Question for Form<T> {
             Action::Cancel => Elicited::Cancelled,
         }))
     }
+}
+
+/// The first property of a generated form schema that is not a valid form on its own, so a
+/// refusal can name it; `None` when the trouble is not in one property (or there are none).
+fn offending_field(schema: &serde_json::Value) -> Option<String> {
+    let properties = schema.get("properties")?.as_object()?;
+    properties.iter().find_map(|(name, property)| {
+        let alone = serde_json::json!({
+            "type": "object",
+            "properties": {name.as_str(): property},
+        });
+        FormSchema::new(&alone.to_string())
+            .is_err()
+            .then(|| name.clone())
+    })
 }
 
 /// A URL elicitation: consent to open an `http(s)` page. Consent is not completion: check the

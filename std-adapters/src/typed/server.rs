@@ -291,11 +291,11 @@ impl ServerBuilder {
         self
     }
 
-    fn note(&mut self, name: &str, problems: &[&'static str]) {
+    fn note(&mut self, name: &str, problems: &[String]) {
         self.problems
             .extend(problems.iter().map(|problem| CheckError {
                 name: name.to_owned(),
-                problem: (*problem).to_owned(),
+                problem: problem.clone(),
             }));
     }
 
