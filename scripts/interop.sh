@@ -83,4 +83,41 @@ cargo test -p snodo-tests --test client_legacy_interop --locked -- --ignored || 
 
 echo
 node "$interop_dir/inspector.mjs" --server "$server" || status=1
+
+# 4. The README's "check your own server" recipe, on the booking example: the script lists
+#    the tools and books a room, filling both forms from tests/interop/booking-answers.json,
+#    over stdio and HTTP in both eras.
+echo
+echo "== check-server.mjs against the booking example =="
+cargo build -q -p snodo-std --example booking --locked
+booking=$target_dir/debug/examples/booking
+check_booking() { # <label> <day> <check-server arguments...>
+  local label=$1 day=$2 said
+  shift 2
+  if said=$(node "$interop_dir/check-server.mjs" --answers "$interop_dir/booking-answers.json" \
+      --call book_room --args "{\"room\":\"ada\",\"day\":\"$day\"}" "$@" 2>&1) \
+    && grep -q "^result: Booked ada on $day for Ada (4 people)\.$" <<<"$said"; then
+    echo "ok   check-server $label"
+  else
+    echo "FAIL check-server $label: $said"
+    status=1
+  fi
+}
+check_booking "stdio modern" 2026-12-01 --era modern -- "$booking"
+check_booking "stdio legacy" 2026-12-02 --era legacy -- "$booking"
+url_file=$(mktemp)
+"$booking" --http 127.0.0.1:0 >"$url_file" &
+booking_pid=$!
+# The URL is the first line the server prints; wait for it (10 s at most).
+for _ in $(seq 100); do
+  [ -s "$url_file" ] && break
+  kill -0 "$booking_pid" 2>/dev/null || break
+  sleep 0.1
+done
+url=$(head -n 1 "$url_file")
+check_booking "http modern" 2026-12-03 --era modern --url "$url"
+check_booking "http legacy" 2026-12-04 --era legacy --url "$url"
+kill "$booking_pid" 2>/dev/null || true
+wait "$booking_pid" 2>/dev/null || true
+rm -f "$url_file"
 exit "$status"

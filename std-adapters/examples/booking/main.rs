@@ -22,7 +22,8 @@ fn main() -> io::Result<()> {
                 .parse()
                 .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, format!("{addr}: {e}")))?;
             snodo_std::serve_http(app::server(), HttpConfig::new().with_addr(addr), |url| {
-                eprintln!("listening on {url}");
+                // The URL on standard output's first line, for scripts to read.
+                println!("{url}");
                 Ok(())
             })
         }
