@@ -67,6 +67,14 @@ fn runtime() -> io::Result<tokio::runtime::Runtime> {
 /// Serves `server` on standard input and output until the input ends, on a multi-threaded
 /// tokio runtime of its own (call it from `main`, not from inside a runtime).
 ///
+/// It installs no log output: the server logs through `tracing`, and one line in `main`
+/// (with `tracing-subscriber`'s `env-filter` feature) makes it honour `RUST_LOG` on standard
+/// error, which keeps standard output for MCP:
+/// `tracing_subscriber::fmt().with_env_filter(tracing_subscriber::EnvFilter::from_default_env()).with_writer(std::io::stderr).init();`
+/// `RUST_LOG=debug` then says why a request was refused, for example why a retry's
+/// `requestState` does not open (a retry sent to another process: the default secret is drawn
+/// per process).
+///
 /// ```no_run
 /// # fn server() -> snodo_core::server::Server<'static, snodo_std::typed::TypedApp> { unimplemented!() }
 /// fn main() -> std::io::Result<()> {
@@ -83,6 +91,9 @@ pub fn serve_stdio<A: AsyncHandler + 'static>(server: Server<'static, A>) -> io:
 /// Serves `server` over Streamable HTTP as `config` says, on a multi-threaded tokio runtime
 /// of its own, until Ctrl-C (then it shuts down gracefully). `listening` is told the
 /// endpoint's URL once the listener is bound (port 0 picks a free port).
+///
+/// Like [`serve_stdio`], it installs no log output (see there for the one line that honours
+/// `RUST_LOG`).
 ///
 /// ```no_run
 /// # fn server() -> snodo_core::server::Server<'static, snodo_std::typed::TypedApp> { unimplemented!() }

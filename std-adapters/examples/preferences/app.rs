@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use snodo_core::server::Server;
+use snodo_std::typed::Server;
 use snodo_std::typed::{
     CompletionQuery, CompletionTarget, Cx, NoArgs, PromptMessages, ServerBuilder, Stop, Structured,
     ToolError, TypedApp, prompt, resource, server as typed_server, template, tool,

@@ -170,7 +170,7 @@ struct Status {
 
 fn json(value: &impl Serialize) -> Result<String, Stop> {
     serde_json::to_string(value)
-        .map_err(|_| Stop::from(snodo_core::server::Error::internal("not JSON")))
+        .map_err(|_| Stop::from(snodo_std::typed::Error::internal("not JSON")))
 }
 
 /// Color, then style; a declined or cancelled answer ends with `{"status":<action>}`, a

@@ -5,10 +5,10 @@
 
 use std::sync::Arc;
 
-use snodo_core::server::Server;
-use snodo_core::state::Ttl;
 use snodo_std::ServerSlot;
 use snodo_std::keys::{KeyRingReloader, KeyRingSource};
+use snodo_std::typed::Server;
+use snodo_std::typed::Ttl;
 use snodo_std::typed::TypedApp;
 
 use super::app;
