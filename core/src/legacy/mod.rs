@@ -108,7 +108,7 @@ pub use response::{
     ClientAnswer, ClientResponse, MalformedResponse, Outcome, ReadAnswer, parse_response,
 };
 pub use session::{ClientName, MAX_CLIENT_NAME, MAX_CLIENT_VERSION, Session};
-pub use session_id::SessionId;
+pub use session_id::{InvalidNodeName, NodeName, SessionId};
 pub use version::LegacyVersion;
 
 #[cfg(test)]

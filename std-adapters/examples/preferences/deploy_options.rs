@@ -9,6 +9,7 @@ use std::time::Duration;
 use snodo_std::AsyncHandler;
 use snodo_std::http::ops::{Health, Metrics, OpsServer};
 use snodo_std::http::{AllowList, HttpConfig, HttpListener, McpService};
+use snodo_std::legacy::NodeName;
 
 /// The lines `--help` adds for these flags.
 pub const USAGE: &str = "\
@@ -25,6 +26,9 @@ with --http:
   --legacy-idle-secs N      end a legacy (2025-11-25) session idle this long (default 1800)
   --answer-timeout-secs N   end a bridged request whose client has not answered in N s
                             (default 300)
+  --node-name NAME          this node's name in a cluster, at the front of the legacy
+                            session ids it mints (a-z, 0-9, -; also SNODO_NODE_NAME), for
+                            routing by Mcp-Session-Id (docs/deploy.md)
 ";
 
 /// The deployment flags given.
@@ -40,6 +44,7 @@ pub struct DeployOptions {
     metrics: Option<SocketAddr>,
     legacy_idle: Option<Duration>,
     answer_timeout: Option<Duration>,
+    node_name: Option<String>,
 }
 
 impl DeployOptions {
@@ -77,6 +82,7 @@ impl DeployOptions {
             }
             "--legacy-idle-secs" => self.legacy_idle = Some(seconds(flag, &value()?)?),
             "--answer-timeout-secs" => self.answer_timeout = Some(seconds(flag, &value()?)?),
+            "--node-name" => self.node_name = Some(value()?),
             _ => return Ok(false),
         }
         Ok(true)
@@ -103,6 +109,15 @@ impl DeployOptions {
         let mut config = config;
         if let Some(idle) = self.legacy_idle {
             let sessions = config.legacy_sessions.with_idle_timeout(idle);
+            config = config.with_legacy_sessions(sessions);
+        }
+        let node = self
+            .node_name
+            .clone()
+            .or_else(|| std::env::var("SNODO_NODE_NAME").ok());
+        if let Some(node) = node {
+            let node = NodeName::new(&node).map_err(|e| refuse(format!("`{node}`: {e}")))?;
+            let sessions = config.legacy_sessions.with_node(node);
             config = config.with_legacy_sessions(sessions);
         }
         if let Some(timeout) = self.answer_timeout {

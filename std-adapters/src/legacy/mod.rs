@@ -16,4 +16,4 @@ pub(crate) mod stdio;
 
 pub use round::BridgeConfig;
 pub use sessions::SessionLimits;
-pub use snodo_core::legacy::EraSupport;
+pub use snodo_core::legacy::{EraSupport, NodeName};

@@ -16,7 +16,7 @@ use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
-use snodo_core::legacy::{Session, SessionId};
+use snodo_core::legacy::{NodeName, Session, SessionId};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
 use tokio::time::Instant;
 
@@ -53,6 +53,10 @@ pub struct SessionLimits {
     /// rest with `GET` and `Last-Event-ID` (SSE polling, so a slow request holds no
     /// connection). Default `None`: the POST's stream stays open until the response.
     pub poll_after: Option<Duration>,
+    /// The name of this node in a cluster, put at the front of every session id it mints
+    /// (`<node>.<hex>`), so a balancer can send a session's requests to its node by the
+    /// `Mcp-Session-Id` header alone (`docs/deploy.md` has the nginx recipe). Default `None`.
+    pub node: Option<NodeName>,
 }
 
 impl SessionLimits {
@@ -66,6 +70,7 @@ impl SessionLimits {
         replay_bytes: 64 * 1024,
         reconnect_delay: Duration::from_secs(1),
         poll_after: None,
+        node: None,
     };
 
     /// With another session bound.
@@ -121,6 +126,20 @@ impl SessionLimits {
     #[must_use]
     pub const fn with_poll_after(mut self, quiet: Option<Duration>) -> Self {
         self.poll_after = quiet;
+        self
+    }
+
+    /// Naming this node in the session ids it mints.
+    ///
+    /// ```
+    /// use snodo_std::legacy::{NodeName, SessionLimits};
+    ///
+    /// let limits = SessionLimits::DEFAULT.with_node(NodeName::new("node-a").unwrap());
+    /// assert_eq!(limits.node.map(|n| n.as_str().to_owned()).as_deref(), Some("node-a"));
+    /// ```
+    #[must_use]
+    pub const fn with_node(mut self, node: NodeName) -> Self {
+        self.node = Some(node);
         self
     }
 }
@@ -227,7 +246,10 @@ impl Sessions {
             return Err(TableFull);
         }
         let id = loop {
-            let id = SessionId::from_random(random_bytes());
+            let id = match self.limits.node {
+                Some(node) => SessionId::on_node(node, random_bytes()),
+                None => SessionId::from_random(random_bytes()),
+            };
             if !table.contains_key(&id) {
                 break id;
             }

@@ -36,11 +36,53 @@ pub fn free_port() -> u16 {
 /// responses not buffered (event streams), and each response naming the upstream(s) that
 /// served it in `X-Upstream`.
 pub fn config(dir: &Path, port: u16, upstreams: &[SocketAddr]) -> String {
+    config_routing(dir, port, upstreams, &[])
+}
+
+/// The `map` and `upstream` blocks that send a legacy session's requests to its node: the
+/// recipe of `docs/deploy.md`. Each node's session ids start with `<name>.`
+/// (`--node-name`); a request whose `Mcp-Session-Id` names a node goes to that node's
+/// upstream, whose other nodes are `backup`s, so a session whose node is gone reaches a node
+/// that answers 404 (the client then opens a new session); every other request goes
+/// round-robin to `snodo`.
+pub fn session_routing(nodes: &[(&str, SocketAddr)]) -> String {
+    let mut text = String::from("    map $http_mcp_session_id $snodo_upstream {\n");
+    for (name, _) in nodes {
+        text += &format!(
+            "        \"~^{name}\\.\" snodo_{};\n",
+            name.replace('-', "_")
+        );
+    }
+    text += "        default snodo;\n    }\n";
+    for (name, addr) in nodes {
+        text += &format!("    upstream snodo_{} {{\n", name.replace('-', "_"));
+        text += &format!("        server {addr} max_fails=1 fail_timeout=2s;\n");
+        for (_, other) in nodes.iter().filter(|(n, _)| n != name) {
+            text += &format!("        server {other} backup;\n");
+        }
+        text += "        keepalive 16;\n    }\n";
+    }
+    text
+}
+
+/// [`config`], with legacy sessions routed to the `nodes` named in their ids (none: all
+/// round-robin).
+pub fn config_routing(
+    dir: &Path,
+    port: u16,
+    upstreams: &[SocketAddr],
+    nodes: &[(&str, SocketAddr)],
+) -> String {
     let dir = dir.display();
     let servers: String = upstreams
         .iter()
         .map(|a| format!("        server {a} max_fails=1 fail_timeout=2s;\n"))
         .collect();
+    let (routing, target) = if nodes.is_empty() {
+        (String::new(), "snodo")
+    } else {
+        (session_routing(nodes), "$snodo_upstream")
+    };
     format!(
         "daemon off;
 worker_processes 1;
@@ -54,14 +96,14 @@ http {{
     fastcgi_temp_path {dir}/fastcgi;
     uwsgi_temp_path {dir}/uwsgi;
     scgi_temp_path {dir}/scgi;
-    upstream snodo {{
+{routing}    upstream snodo {{
 {servers}        keepalive 64;
         keepalive_timeout 20s;
     }}
     server {{
         listen 127.0.0.1:{port};
         location /mcp {{
-            proxy_pass http://snodo;
+            proxy_pass http://{target};
             proxy_http_version 1.1;
             proxy_set_header Connection \"\";
             proxy_set_header Host $http_host;
@@ -91,10 +133,22 @@ impl Nginx {
     /// `upstreams`, and waits until it accepts connections.
     #[track_caller]
     pub fn start(dir: &Path, upstreams: &[SocketAddr]) -> Nginx {
+        Self::start_routing(dir, upstreams, &[])
+    }
+
+    /// [`Nginx::start`], with legacy sessions routed to the `nodes` named in their ids
+    /// ([`session_routing`]).
+    #[track_caller]
+    pub fn start_routing(
+        dir: &Path,
+        upstreams: &[SocketAddr],
+        nodes: &[(&str, SocketAddr)],
+    ) -> Nginx {
         let program = nginx_program();
         let port = free_port();
         let conf = dir.join("nginx.conf");
-        std::fs::write(&conf, config(dir, port, upstreams)).expect("write nginx.conf");
+        let text = config_routing(dir, port, upstreams, nodes);
+        std::fs::write(&conf, text).expect("write nginx.conf");
         let child = Command::new(program)
             .arg("-p")
             .arg(dir)
