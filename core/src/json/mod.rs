@@ -6,7 +6,6 @@
 
 mod canonical;
 mod decimal;
-mod one_pass;
 mod scan;
 mod skip;
 mod string;

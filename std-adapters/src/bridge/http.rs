@@ -41,8 +41,8 @@ use snodo_core::legacy::{EraSupport, HttpRoute};
 use tokio::sync::watch;
 
 use super::device::{Answer, Device, DeviceError};
+use super::replies::{error_reply, failure_reply};
 use super::rounds::DeviceBackend;
-use super::stdio::{error_reply, failure_reply};
 use crate::buffers::{BufferPool, KEEP_IDLE};
 use crate::http::HttpConfig;
 use crate::http::admission;

@@ -35,6 +35,7 @@
 mod device;
 mod http;
 mod legacy;
+mod replies;
 mod rounds;
 mod serial;
 mod stdio;

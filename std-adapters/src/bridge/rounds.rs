@@ -11,7 +11,7 @@ use snodo_core::rpc::{self, ErrorCode, Id};
 use snodo_core::server::{Config, Notifier, Principal, ServerCapabilities, ServerInfo};
 
 use super::device::{Answer, Device, DeviceError};
-use super::stdio::{error_reply, failure_reply};
+use super::replies::{error_reply, failure_reply};
 use crate::legacy::http::Backend;
 use crate::legacy::round::Rounds;
 

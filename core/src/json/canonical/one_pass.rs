@@ -2,11 +2,11 @@
 //! order into a bounded buffer, each object's members are put in key order inside that
 //! buffer when the object closes (nothing to do when they came in order), and the sink gets
 //! the whole encoding in one update. Values that do not fit the buffer are left to the
-//! general emitters of [`canonical`](super::canonical), which produce the same bytes.
+//! general emitters of [`canonical`](super), which produce the same bytes.
 
-use super::canonical::{CANONICAL_MAX_DEPTH, DigestSink, TooDeep, compare_keys};
-use super::skip::{bytes_equal, next_hit, skip_value, skip_ws};
-use super::string::JsonStr;
+use super::encoding::{CANONICAL_MAX_DEPTH, DigestSink, TooDeep, compare_keys};
+use crate::json::skip::{bytes_equal, next_hit, skip_value, skip_ws};
+use crate::json::string::JsonStr;
 use core::cmp::Ordering;
 
 /// Bytes of encoding the pass can hold: request params of a few hundred bytes fit.
@@ -532,9 +532,9 @@ fn string_end(text: &[u8], mut j: usize) -> Option<(usize, bool)> {
 mod tests {
     extern crate std;
 
-    use super::super::canonical::{NON_SALIENT_PARAMS_KEYS, rescanned};
-    use super::super::{Limits, parse};
+    use super::super::{NON_SALIENT_PARAMS_KEYS, rescanned};
     use super::*;
+    use crate::json::{Limits, parse};
     use std::string::String;
     use std::vec::Vec;
 

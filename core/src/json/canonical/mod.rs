@@ -1,18 +1,17 @@
 //! Canonical digest of a JSON value (object key order ignored, array order and number kind
 //! kept): see [`canonical_digest`].
 
-use super::one_pass::canonical_digest_small;
+mod encoding;
+mod one_pass;
+
+pub use encoding::{CANONICAL_MAX_DEPTH, DigestSink, TooDeep};
+
 use super::skip::{has_backslash, skip_string, skip_value, skip_ws};
 use super::string::JsonStr;
 use super::value::{Kind, Object, Value};
 use core::cmp::Ordering;
-
-/// Deepest nesting [`canonical_digest`] descends into (the root container is depth 1); deeper
-/// values are refused with [`TooDeep`] rather than risking the stack. Every [`Limits`]
-/// preset parses shallower than this.
-///
-/// [`Limits`]: super::Limits
-pub const CANONICAL_MAX_DEPTH: u16 = 128;
+use encoding::compare_keys;
+use one_pass::canonical_digest_small;
 
 /// Members an object pass collects at once: an object of up to this many members is
 /// ordered in a single pass over it; a larger one takes one pass per this many members.
@@ -22,31 +21,6 @@ const WINDOW: usize = 8;
 /// The top-level keys of request params that are not part of the request's salient
 /// arguments: protocol metadata and the retry fields a client adds when it retries.
 pub const NON_SALIENT_PARAMS_KEYS: [&str; 3] = ["_meta", "requestState", "inputResponses"];
-
-/// Receives the bytes of a canonical encoding (a hash, a MAC, or a closure).
-pub trait DigestSink {
-    /// Absorbs the next bytes of the encoding.
-    fn update(&mut self, bytes: &[u8]);
-}
-
-impl<F: FnMut(&[u8])> DigestSink for F {
-    fn update(&mut self, bytes: &[u8]) {
-        self(bytes)
-    }
-}
-
-/// The value nests deeper than [`CANONICAL_MAX_DEPTH`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub struct TooDeep;
-
-impl core::fmt::Display for TooDeep {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.write_str("JSON value nested too deeply to canonicalise")
-    }
-}
-
-impl core::error::Error for TooDeep {}
 
 /// Feeds an unambiguous byte encoding of `value` into any
 /// [`DigestSink`] (a hash, a MAC, or a closure), with no buffer beyond fixed stack frames:
@@ -273,23 +247,6 @@ fn emit_object<S: DigestSink + ?Sized>(
     Ok(())
 }
 
-/// Orders keys by their decoded text (Unicode scalar order, which UTF-8 byte order matches).
-pub(super) fn compare_keys(a: JsonStr<'_>, b: JsonStr<'_>) -> Ordering {
-    let (x, y) = (a.raw(), b.raw());
-    for (p, q) in x.iter().zip(y) {
-        if *p == b'\\' || *q == b'\\' {
-            // An escape before the first difference: compare what the keys decode to.
-            return a.chars().cmp(b.chars());
-        }
-        if p != q {
-            // Equal, escape-free prefixes of validated UTF-8: byte order is scalar order.
-            return p.cmp(q);
-        }
-    }
-    // One is an escape-free prefix of the other: the shorter decodes to a prefix of the longer.
-    x.len().cmp(&y.len())
-}
-
 /// A tag and a length (LEB128: seven bits a byte, low bits first), in one update.
 fn emit_header<S: DigestSink + ?Sized>(tag: u8, len: usize, sink: &mut S) {
     let mut header = [0u8; 11];
@@ -422,9 +379,9 @@ pub(super) fn rescanned(value: Value<'_>, excluded: &[&str]) -> Result<std::vec:
 mod tests {
     extern crate std;
 
-    use super::super::one_pass::canonical_digest_small;
-    use super::super::{Limits, parse};
+    use super::one_pass::canonical_digest_small;
     use super::*;
+    use crate::json::{Limits, parse};
 
     /// A sink that records the encoding (fixed capacity; tests keep values small).
     struct Recorder {
