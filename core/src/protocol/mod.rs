@@ -2,11 +2,14 @@
 //! capabilities, the method table, and the errors a server owes for each.
 
 mod capabilities;
+mod era;
 pub mod http;
 mod meta;
 mod method;
 
 pub use capabilities::ClientCapabilities;
+pub(crate) use era::INITIALIZE_ON_MODERN;
+pub use era::{Era, EraSupport};
 pub use meta::{LogLevel, MetaError, RequestMeta, admit};
 pub(crate) use meta::{MetaFields, admit_meta};
 pub use method::Method;

@@ -1,7 +1,7 @@
 //! What a server says about itself and the knobs that shape its replies.
 
 use crate::json::{Limits, Writer};
-use crate::legacy::EraSupport;
+use crate::protocol::EraSupport;
 use crate::state::{KeySet, StateOptions};
 
 /// The server software (`_meta["io.modelcontextprotocol/serverInfo"]` on every result, and
