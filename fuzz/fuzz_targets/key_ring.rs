@@ -4,7 +4,8 @@
 //! Never a panic, and:
 //! - an accepted ring has 1 to `KeyRing::CAPACITY` distinct ids of the key-id grammar, keys
 //!   the core accepts, and the fingerprint of the same ring written on one line with `;`;
-//! - a refusal names a place inside the text and never repeats a secret of it.
+//! - a refusal names a place inside the text and never repeats a secret of it (beyond the
+//!   ids it may name).
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -72,8 +73,10 @@ fuzz_target!(|data: &[u8]| {
             .iter()
             .map(|e| e.to_string())
             .collect();
+            // A refusal may name an id; a "secret" that is part of an id proves nothing either.
+            let in_an_id = |secret: &str| ids.iter().any(|id| id.contains(secret));
             for secret in all.iter().filter_map(|e| e.get(1)) {
-                if secret.len() >= 8 && !ids.contains(secret) && !vocabulary.contains(secret) {
+                if secret.len() >= 8 && !in_an_id(secret) && !vocabulary.contains(secret) {
                     assert!(!message.contains(secret), "{message:?} shows a secret");
                 }
             }
