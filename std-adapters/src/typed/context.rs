@@ -142,11 +142,18 @@ impl<'a> Cx<'a> {
     /// the one -32602 "Invalid request state"; a full record is -32603 and the effect must
     /// not run.
     pub fn once(&self) -> Result<Once, Error> {
+        if self.ctx.request_state().is_some() {
+            self.open_with(|_| Some(()))?;
+        }
+        self.consume()
+    }
+
+    /// [`Cx::once`] for a token already opened (by [`Flow::open`](super::Flow::open)).
+    pub(crate) fn consume(&self) -> Result<Once, Error> {
         use sha2::Digest;
         let Some(token) = self.ctx.request_state() else {
             return Ok(Once::First);
         };
-        self.open_with(|_| Some(()))?;
         // The decoded characters, so that a JSON escape does not make a replay look new.
         let mut digest = sha2::Sha256::new();
         let mut utf8 = [0u8; 4];

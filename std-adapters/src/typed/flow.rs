@@ -108,7 +108,8 @@ impl<'a, S: Serialize + DeserializeOwned + Default> Flow<'a, S> {
     /// Whether this leg's token is used for the first time (see [`Cx::once`]): call it on
     /// the leg whose effect must run once, after its last answer is in.
     pub fn once(&self) -> Result<super::Once, Error> {
-        self.cx.once()
+        // `open` has checked the token already.
+        self.cx.consume()
     }
 
     /// The request's context (time, principal, progress).
