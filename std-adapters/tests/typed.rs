@@ -11,7 +11,7 @@ use snodo_core::server::{Handled, Round, Server};
 use snodo_core::state::{Keys, Ttl};
 use snodo_std::typed::{
     Cx, Elicited, Flow, Form, NoArgs, PromptMessages, RootsRequest, Sampling, Stop, Structured,
-    ToolError, TypedApp, prompt, resource, server, template, tool,
+    ToolError, TypedApp, prompt, questions, resource, server, template, tool,
 };
 
 const NOW: u64 = 1_790_000_000;
@@ -86,8 +86,10 @@ struct Style {
     style: String,
 }
 
-static COLOR: Form<Color> = Form::new("color", "Choose a color");
-static STYLE: Form<Style> = Form::new("style", "Choose a style");
+questions! {
+    static COLOR: Form<Color> = Form::new("color", "Choose a color");
+    static STYLE: Form<Style> = Form::new("style", "Choose a style");
+}
 
 /// Refusing unknown members, it also covers the flow's reading of a state whose type does not
 /// ignore the framework's own member.
@@ -120,11 +122,13 @@ async fn preview(args: Subject, cx: Cx<'_>) -> Result<String, Stop> {
     Ok(format!("{}: {color} {style}", args.subject))
 }
 
-static SUGGEST: Sampling = Sampling::new(
-    "suggestion",
-    r#"{"messages":[{"role":"user","content":{"type":"text","text":"A color?"}}],"maxTokens":16}"#,
-);
-static ROOTS: RootsRequest = RootsRequest::new("roots");
+questions! {
+    static SUGGEST: Sampling = Sampling::new(
+        "suggestion",
+        r#"{"messages":[{"role":"user","content":{"type":"text","text":"A color?"}}],"maxTokens":16}"#,
+    );
+    static ROOTS: RootsRequest = RootsRequest::new("roots");
+}
 
 async fn suggest_and_scope(_: NoArgs, cx: Cx<'_>) -> Result<String, Stop> {
     let flow = Flow::<Chosen>::open(cx)?;
@@ -499,48 +503,9 @@ async fn missing_capabilities_are_refused_as_for_byte_level_handlers() {
     );
 }
 
-#[derive(Deserialize, JsonSchema)]
-struct NotFlat {
-    #[allow(dead_code, reason = "only its schema is used")]
-    inner: Color,
-}
-
-static NOT_FLAT: Form<NotFlat> = Form::new("nested", "A nested form");
-
 async fn never_runs(_: NoArgs, _cx: Cx<'_>) -> Result<&'static str, Stop> {
     Ok("unreachable")
 }
-
-#[test]
-fn a_form_outside_the_flat_subset_is_refused_when_the_server_is_built() {
-    let refused = server("s", "1.0")
-        .tool(tool("nested").asks(&NOT_FLAT).run(never_runs))
-        .build()
-        .unwrap_err();
-    assert_eq!(refused.name, "nested");
-    assert!(refused.problem.contains("form"), "{refused}");
-    // The refusal names the question's key and the field at fault.
-    assert!(refused.problem.contains("`nested`"), "{refused}");
-    assert!(refused.problem.contains("field `inner`"), "{refused}");
-    let refused = server("s", "1.0")
-        .tool(tool("mixed").asks(&MIXED).run(never_runs))
-        .build()
-        .unwrap_err();
-    assert!(
-        refused.problem.contains("question `mixed`, field `deep`"),
-        "{refused}"
-    );
-}
-
-#[derive(Deserialize, JsonSchema)]
-#[allow(dead_code)]
-struct Mixed {
-    fine: String,
-    deep: Vec<String>,
-    also_fine: bool,
-}
-
-static MIXED: Form<Mixed> = Form::new("mixed", "Mostly flat");
 
 async fn takes_a_number(_: u32, _cx: Cx<'_>) -> Result<&'static str, Stop> {
     Ok("unreachable")

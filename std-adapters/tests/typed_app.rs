@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 use snodo_core::server::{Handled, Round};
 use snodo_std::typed::{
     Cx, Elicited, Error, Flow, Form, Keys, MemoryReplayGuard, NoArgs, Once, PromptMessages, Server,
-    ServerBuilder, Stop, ToolError, Ttl, TypedApp, prompt, resource, server, tool,
+    ServerBuilder, Stop, ToolError, Ttl, TypedApp, prompt, questions, resource, server, tool,
 };
 
 const NOW: u64 = 1_790_000_000;
@@ -46,7 +46,9 @@ struct Confirm {
     confirm: bool,
 }
 
-static CONFIRM: Form<Confirm> = Form::new("confirm", "Book this slot?");
+questions! {
+    static CONFIRM: Form<Confirm> = Form::new("confirm", "Book this slot?");
+}
 
 #[derive(Default, Serialize, Deserialize)]
 struct Booking {}
@@ -111,22 +113,6 @@ async fn refuse(_: NoArgs, _cx: Cx<'_>) -> Result<String, Stop> {
     Err(Error::invalid_params("not today"))?
 }
 
-#[derive(Deserialize, JsonSchema)]
-#[allow(dead_code)] // never answered: the form does not build
-struct Nested {
-    name: String,
-    address: Slot,
-}
-
-static UNDECLARED: Form<Nested> = Form::new("where", "Where?");
-
-/// Asks a form that is not a flat form, without declaring it.
-async fn ask_undeclared(_: NoArgs, cx: Cx<'_>) -> Result<String, Stop> {
-    let flow = Flow::<Booking>::open(cx)?;
-    flow.ask(&UNDECLARED)?;
-    Ok("unreachable".to_owned())
-}
-
 fn definitions(builder: ServerBuilder) -> ServerBuilder {
     let region = "north";
     builder
@@ -145,7 +131,6 @@ fn definitions(builder: ServerBuilder) -> ServerBuilder {
         .tool(tool("read_file").run(read_file))
         .tool(tool("parse").run(parse))
         .tool(tool("refuse").run(refuse))
-        .tool(tool("ask_undeclared").run(ask_undeclared))
         .resource(resource("test://bookings", "bookings").read(listing))
         .resource(resource("test://private", "private").read(read_resource))
         .prompt(prompt("summary").render(summary))
@@ -340,21 +325,6 @@ async fn owned_text_is_taken_by_the_builders() {
         .find(|t| t["name"] == "book_now")
         .expect("listed");
     assert_eq!(book_now["title"], "Book now (north)");
-}
-
-#[tokio::test]
-async fn an_undeclared_form_that_does_not_build_is_logged_with_its_tool_key_and_field() {
-    let s = app();
-    let (logged, _guard) = logs::capture();
-    let reply = call(&s, 1, "ask_undeclared", json!({})).await;
-    assert_eq!(reply["error"]["code"], -32603, "{reply}");
-    let logged = logged.text();
-    assert!(logged.contains("ERROR"), "{logged}");
-    assert!(logged.contains("ask_undeclared"), "{logged}");
-    assert!(
-        logged.contains("question `where`, field `address`"),
-        "{logged}"
-    );
 }
 
 #[tokio::test]

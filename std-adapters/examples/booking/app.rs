@@ -4,13 +4,14 @@
 //! legs) and 2025-11-25 clients (`elicitation/create` requests), over stdio and HTTP.
 
 use std::collections::BTreeMap;
-use std::sync::Mutex;
+use std::collections::btree_map::Entry;
+use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use snodo_std::typed::{
     Action, Cx, Elicited, Flow, Form, NoArgs, Once, Server, Stop, ToolError, TypedApp, UrlConsent,
-    resource, server as typed_server, tool,
+    questions, resource, server as typed_server, tool,
 };
 
 /// The rooms there are.
@@ -25,36 +26,32 @@ pub struct Calendar(Mutex<BTreeMap<(String, String), Booking>>);
 pub struct Booking {
     room: String,
     day: String,
-    host: String,
-    attendees: u32,
+    #[serde(flatten)]
+    details: Details,
 }
 
 impl Calendar {
-    fn bookings(&self) -> std::sync::MutexGuard<'_, BTreeMap<(String, String), Booking>> {
-        self.0
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    fn bookings(&self) -> MutexGuard<'_, BTreeMap<(String, String), Booking>> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    fn free_rooms(&self, day: &str) -> Vec<&'static str> {
-        let bookings = self.bookings();
-        let taken = |room: &str| bookings.contains_key(&(room.to_owned(), day.to_owned()));
-        ROOMS.into_iter().filter(|room| !taken(room)).collect()
+    fn is_booked(&self, room: &str, day: &str) -> bool {
+        let key = (room.to_owned(), day.to_owned());
+        self.bookings().contains_key(&key)
     }
 
     fn book(&self, booking: Booking) -> Result<(), ToolError> {
         let key = (booking.room.clone(), booking.day.clone());
-        let mut bookings = self.bookings();
-        if bookings.contains_key(&key) {
-            return Err(ToolError::new(format!("{} is taken on {}.", key.0, key.1)));
+        match self.bookings().entry(key) {
+            Entry::Occupied(taken) => {
+                let (room, day) = taken.key();
+                Err(ToolError::new(format!("{room} is taken on {day}.")))
+            }
+            Entry::Vacant(free) => {
+                free.insert(booking);
+                Ok(())
+            }
         }
-        bookings.insert(key, booking);
-        Ok(())
-    }
-
-    fn is_booked(&self, room: &str, day: &str) -> bool {
-        self.bookings()
-            .contains_key(&(room.to_owned(), day.to_owned()))
     }
 }
 
@@ -72,7 +69,8 @@ struct RoomDay {
     day: String,
 }
 
-#[derive(Deserialize, JsonSchema)]
+/// The form's answer, kept in the flow's state until the booking.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, JsonSchema)]
 struct Details {
     /// Who hosts the meeting
     #[schemars(length(min = 1, max = 64))]
@@ -88,23 +86,28 @@ struct Confirm {
     confirm: bool,
 }
 
-static DETAILS: Form<Details> = Form::new("details", "Who hosts the meeting, and how many attend?");
-static CONFIRM: Form<Confirm> = Form::new("confirm", "Book the room?");
-static CATERING: UrlConsent = UrlConsent::new(
-    "catering",
-    "Order coffee on the catering page?",
-    "https://catering.example.com/order",
-);
+questions! {
+    static DETAILS: Form<Details> = Form::new("details", "Who hosts the meeting, and how many attend?");
+    static CONFIRM: Form<Confirm> = Form::new("confirm", "Book the room?");
+    static CATERING: UrlConsent = UrlConsent::new(
+        "catering",
+        "Order coffee on the catering page?",
+        "https://catering.example.com/order",
+    );
+}
 
-/// What the booking flow has learned so far, sealed between legs.
+/// What the booking flow has learned so far, sealed between legs (a flow's state is an object).
 #[derive(Default, Serialize, Deserialize)]
 struct Draft {
-    host: Option<String>,
-    attendees: Option<u32>,
+    details: Option<Details>,
 }
 
 async fn find_rooms(args: Day, cx: Cx<'_>) -> Result<String, Stop> {
-    let free = cx.data::<Calendar>()?.free_rooms(&args.day);
+    let calendar = cx.data::<Calendar>()?;
+    let free: Vec<&str> = ROOMS
+        .into_iter()
+        .filter(|room| !calendar.is_booked(room, &args.day))
+        .collect();
     Ok(format!("Free on {}: {}", args.day, free.join(", ")))
 }
 
@@ -115,38 +118,28 @@ async fn book_room(args: RoomDay, cx: Cx<'_>) -> Result<String, Stop> {
         return Err(ToolError::new(format!("There is no room {}.", args.room)).into());
     }
     let mut flow = Flow::<Draft>::open(cx)?;
-    if flow.state().host.is_none() {
+    if flow.state().details.is_none() {
         let Elicited::Accepted(details) = flow.ask(&DETAILS)? else {
             return Ok("Nothing was booked.".into());
         };
-        flow.state_mut().host = Some(details.host);
-        flow.state_mut().attendees = Some(details.attendees);
+        flow.state_mut().details = Some(details);
     }
     let Elicited::Accepted(Confirm { confirm: true }) = flow.ask(&CONFIRM)? else {
         return Ok("Nothing was booked.".into());
     };
     // Every leg runs from the top: only what follows `once` is done at most once.
     if flow.once()? == Once::Replayed {
-        return Ok(format!(
-            "This request already booked {} on {}.",
-            args.room, args.day
-        ));
+        let (room, day) = (&args.room, &args.day);
+        return Ok(format!("This request already booked {room} on {day}."));
     }
-    let draft = flow.state();
-    let (host, attendees) = (
-        draft.host.clone().unwrap_or_default(),
-        draft.attendees.unwrap_or(1),
+    let details = flow.state().details.clone().unwrap_or_default();
+    let done = format!(
+        "Booked {} on {} for {} ({} people).",
+        args.room, args.day, details.host, details.attendees
     );
-    calendar.book(Booking {
-        room: args.room.clone(),
-        day: args.day.clone(),
-        host: host.clone(),
-        attendees,
-    })?;
-    Ok(format!(
-        "Booked {} on {} for {host} ({attendees} people).",
-        args.room, args.day
-    ))
+    let (room, day) = (args.room, args.day);
+    calendar.book(Booking { room, day, details })?;
+    Ok(done)
 }
 
 /// Asks consent to open the catering page: consent is not an order.
@@ -154,20 +147,15 @@ async fn order_catering(args: RoomDay, cx: Cx<'_>) -> Result<String, Stop> {
     if !cx.data::<Calendar>()?.is_booked(&args.room, &args.day) {
         return Err(ToolError::new(format!("{} is not booked on {}.", args.room, args.day)).into());
     }
-    let flow = Flow::<Draft>::open(cx)?;
-    Ok(match flow.ask(&CATERING)? {
+    Ok(match Flow::<()>::open(cx)?.ask(&CATERING)? {
         Action::Accept => "The catering page is open; the order is made there.".into(),
         _ => "No catering.".into(),
     })
 }
 
 async fn bookings(_: NoArgs, cx: Cx<'_>) -> Result<String, Stop> {
-    let all: Vec<Booking> = cx
-        .data::<Calendar>()?
-        .bookings()
-        .values()
-        .cloned()
-        .collect();
+    let calendar = cx.data::<Calendar>()?;
+    let all: Vec<Booking> = calendar.bookings().values().cloned().collect();
     Ok(serde_json::to_string(&all)?)
 }
 
@@ -184,14 +172,11 @@ pub fn server() -> Server<'static, TypedApp> {
         .tool(
             tool("book_room")
                 .description("Books a room on a day, asking who hosts and for a confirmation.")
-                .asks(&DETAILS)
-                .asks(&CONFIRM)
                 .run(book_room),
         )
         .tool(
             tool("order_catering")
                 .description("Offers the catering page for a booked room.")
-                .asks(&CATERING)
                 .run(order_catering),
         )
         .resource(

@@ -14,8 +14,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use snodo_std::typed::{
     Ask, Cx, Elicited, Flow, Form, NoArgs, PromptEntry, PromptMessages, ResourceEntry,
-    RootsRequest, Sampled, Sampling, ServerBuilder, Stop, ToolError, UrlConsent, prompt, resource,
-    tool,
+    RootsRequest, Sampled, Sampling, ServerBuilder, Stop, ToolError, UrlConsent, prompt, questions,
+    resource, tool,
 };
 
 /// Where `url_preview` sends the user (nothing is fetched by the server).
@@ -54,16 +54,18 @@ struct Label {
     label: String,
 }
 
-static COLOR: Form<Color> = Form::new("color", "Choose a color for a read-only preview");
-static STYLE: Form<Style> = Form::new("style", "Choose a style for a read-only preview");
-static LABEL: Form<Label> = Form::new("label", "Name this preview");
-static CONSENT: UrlConsent =
-    UrlConsent::new("consent", "Open the preview page to continue", PREVIEW_URL);
-static SUGGESTION: Sampling = Sampling::new(
-    "suggestion",
-    r#"{"messages":[{"role":"user","content":{"type":"text","text":"Suggest one color for a read-only display preview. Answer with the color's name only."}}],"maxTokens":16}"#,
-);
-static ROOTS: RootsRequest = RootsRequest::new("roots");
+questions! {
+    static COLOR: Form<Color> = Form::new("color", "Choose a color for a read-only preview");
+    static STYLE: Form<Style> = Form::new("style", "Choose a style for a read-only preview");
+    static LABEL: Form<Label> = Form::new("label", "Name this preview");
+    static CONSENT: UrlConsent =
+        UrlConsent::new("consent", "Open the preview page to continue", PREVIEW_URL);
+    static SUGGESTION: Sampling = Sampling::new(
+        "suggestion",
+        r#"{"messages":[{"role":"user","content":{"type":"text","text":"Suggest one color for a read-only display preview. Answer with the color's name only."}}],"maxTokens":16}"#,
+    );
+    static ROOTS: RootsRequest = RootsRequest::new("roots");
+}
 
 // ---------------------------------------------------------------------------------------
 // Definitions

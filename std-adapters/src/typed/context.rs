@@ -281,9 +281,11 @@ impl From<Ask> for Stop {
 ///
 /// ```
 /// use serde::Serialize;
-/// use snodo_std::typed::{Ask, RootsRequest, Stop};
+/// use snodo_std::typed::{questions, Ask, RootsRequest, Stop};
 ///
-/// static ROOTS: RootsRequest = RootsRequest::new("roots");
+/// questions! {
+///     static ROOTS: RootsRequest = RootsRequest::new("roots");
+/// }
 ///
 /// #[derive(Serialize)]
 /// struct Progress { step: u32 }

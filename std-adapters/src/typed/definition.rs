@@ -41,8 +41,8 @@ macro_rules! definition {
                 }
             )*
 
-            /// Declares a question the handler asks, so it is checked now (a form whose type
-            /// is not a flat form makes the server refuse to build) rather than on first use.
+            /// Lists a question the handler asks, so a refusal names this definition too
+            /// (`build` checks every question of the binary either way).
             #[must_use]
             pub fn asks(mut self, question: &impl Question) -> Self {
                 self.problems.extend(question.problem());

@@ -23,20 +23,23 @@ const ASKED: &str = "$asked";
 /// [`Flow::once`]).
 const FLOW: &str = "$flow";
 
-/// A flow over typed state `S` (serialized as a JSON object; `Default` on the first leg).
+/// A flow over typed state `S` (serialized as a JSON object, or `()` for a flow that keeps
+/// nothing but what it asked; `Default` on the first leg).
 ///
 /// ```
 /// use schemars::JsonSchema;
 /// use serde::{Deserialize, Serialize};
-/// use snodo_std::typed::{Cx, Elicited, Flow, Form, NoArgs, Stop};
+/// use snodo_std::typed::{questions, Cx, Elicited, Flow, Form, NoArgs, Stop};
 ///
 /// #[derive(Deserialize, JsonSchema)]
 /// struct Color { color: String }
 /// #[derive(Deserialize, JsonSchema)]
 /// struct Style { style: String }
 ///
-/// static COLOR: Form<Color> = Form::new("color", "Choose a color");
-/// static STYLE: Form<Style> = Form::new("style", "Choose a style");
+/// questions! {
+///     static COLOR: Form<Color> = Form::new("color", "Choose a color");
+///     static STYLE: Form<Style> = Form::new("style", "Choose a style");
+/// }
 ///
 /// #[derive(Default, Serialize, Deserialize)]
 /// struct Chosen { color: Option<String> }
@@ -75,7 +78,11 @@ impl<'a, S: Serialize + DeserializeOwned + Default> Flow<'a, S> {
                 let mut data: Map<String, Value> = serde_json::from_slice(bytes).ok()?;
                 data.remove(ASKED);
                 data.remove(FLOW);
-                serde_json::from_value(Value::Object(data)).ok()
+                let stateless = data.is_empty();
+                serde_json::from_value(Value::Object(data))
+                    .ok()
+                    // `()`, a flow that keeps nothing, was sealed as an empty object.
+                    .or_else(|| stateless.then(|| serde_json::from_value(Value::Null).ok())?)
             })?;
             Some((state, asked, flow))
         })?;
@@ -158,6 +165,10 @@ impl<'a, S: Serialize + DeserializeOwned + Default> Flow<'a, S> {
     fn sealed_data(&self, keys: &[&str]) -> Result<Vec<u8>, Error> {
         const NOT_AN_OBJECT: Error = Error::internal("flow state must serialize to a JSON object");
         let mut data = serde_json::to_vec(&self.state).map_err(|_| NOT_AN_OBJECT)?;
+        if data == b"null" {
+            // `()`: nothing of the handler's to keep.
+            data = b"{}".to_vec();
+        }
         if data.first() != Some(&b'{') || data.pop() != Some(b'}') {
             return Err(NOT_AN_OBJECT);
         }
@@ -193,13 +204,15 @@ struct Framework {
 /// Several questions asked in one round: tuples of two or three `&Question`s.
 ///
 /// ```
-/// use snodo_std::typed::{Questions, RootsRequest, Sampling};
+/// use snodo_std::typed::{questions, Questions, RootsRequest, Sampling};
 ///
-/// static ROOTS: RootsRequest = RootsRequest::new("roots");
-/// static SUGGEST: Sampling = Sampling::new(
-///     "suggestion",
-///     r#"{"messages":[{"role":"user","content":{"type":"text","text":"A color?"}}],"maxTokens":8}"#,
-/// );
+/// questions! {
+///     static ROOTS: RootsRequest = RootsRequest::new("roots");
+///     static SUGGEST: Sampling = Sampling::new(
+///         "suggestion",
+///         r#"{"messages":[{"role":"user","content":{"type":"text","text":"A color?"}}],"maxTokens":8}"#,
+///     );
+/// }
 /// assert_eq!((&SUGGEST, &ROOTS).keys(), ["suggestion", "roots"]);
 /// ```
 pub trait Questions {

@@ -34,9 +34,10 @@
 //!
 //! A handler asks the client for something by returning [`Stop`]: `?` on
 //! [`Flow::ask`] does it for a question the last round did not ask or the client did not
-//! answer. Questions are `static`s: a [`Form`] over a struct (its schema must be the
-//! protocol's restricted flat subset, checked at registration with `asks`), a
-//! [`UrlConsent`], a [`Sampling`] request or a [`RootsRequest`]; each answer is typed.
+//! answer. Questions are `static`s declared with [`questions!`]: a [`Form`] over a struct
+//! (its schema must be the protocol's restricted flat subset), a [`UrlConsent`], a
+//! [`Sampling`] request or a [`RootsRequest`]; each answer is typed, and every server's
+//! `build` checks every question of the binary (listing one with `asks` also names its tool).
 //! Partial answers live in the flow's typed state, which the framework seals into
 //! `requestState` with the server's keys, bound to the request's method, its arguments
 //! (salient params) and the caller (principal), and opens on the retry. See [`Flow`].
@@ -61,7 +62,7 @@
 //! | --- | --- |
 //! | a hand-written JSON Schema per tool, a `const` catalogue kept in step with a `match` on names | schemas generated from the argument and output types; one expression per definition, routed by the server |
 //! | arguments read field by field (`call.argument("text").and_then(..)`), `JsonStr` where a `&str` was wanted | arguments decoded into a struct of owned Rust values |
-//! | form schemas as JSON strings, checked once behind `LazyLock<Result<FormSchema, BuildError>>` | [`Form<T>`] `static`s: the schema is generated and checked once, at build time with `asks` |
+//! | form schemas as JSON strings, checked once behind `LazyLock<Result<FormSchema, BuildError>>` | [`Form<T>`] `static`s in [`questions!`]: the schema is generated and checked once, when any server is built |
 //! | round 1's form rebuilt on later rounds to read its answer; the round kept by hand in state JSON | [`Flow::ask`] reads the answer to the question the last round asked, and the flow remembers what it asked |
 //! | caller-sized buffers (`[u8; OPEN_SCRATCH_LEN]`, a `Writer` over a guessed-size array, `from_utf8`) | none: state is a `Serialize + Deserialize` value, results are `String`s and structs |
 //! | what sealed state is bound to, found only in `docs/state.md` | stated on [`Cx::state`], [`Ask::seal`] and [`Flow`]: method, salient params, principal, expiry |
@@ -79,6 +80,7 @@
 
 mod args;
 mod context;
+mod declared;
 mod definition;
 mod flow;
 mod handler;
@@ -101,6 +103,16 @@ pub use once::{GuardFull, MemoryReplayGuard, Once, ReplayGuard};
 pub use output::{Blob, PromptMessages, ResourceOutput, Structured, ToolError, ToolOutput};
 pub use question::{Elicited, Form, Question, Root, RootsRequest, Sampled, Sampling, UrlConsent};
 pub use server::{CompletionQuery, CompletionTarget, ServerBuilder, TypedApp, server};
+
+#[doc(inline)]
+pub use crate::questions;
+
+/// What [`questions!`] expands to; not public API.
+#[doc(hidden)]
+pub mod __private {
+    pub use super::declared::Declared;
+    pub use inventory;
+}
 
 // What a typed server names from the core, so that it depends on `snodo-std` alone.
 pub use snodo_core::json::Limits;

@@ -24,9 +24,11 @@ use super::schema::{leak, schema_of};
 /// Implemented by [`Form`], [`UrlConsent`], [`Sampling`] and [`RootsRequest`].
 ///
 /// ```
-/// use snodo_std::typed::{Question, RootsRequest};
+/// use snodo_std::typed::{questions, Question, RootsRequest};
 ///
-/// static ROOTS: RootsRequest = RootsRequest::new("roots");
+/// questions! {
+///     static ROOTS: RootsRequest = RootsRequest::new("roots");
+/// }
 /// assert_eq!(ROOTS.key(), "roots");
 /// assert!(ROOTS.check().is_ok());
 /// ```
@@ -95,11 +97,13 @@ impl<T> Elicited<T> {
 /// A form elicitation whose content is the struct `T`: its `requestedSchema` is generated from
 /// `T` and must be the restricted flat subset (an object of strings, numbers, integers,
 /// booleans and enums); an accepted answer is checked against it and decoded into `T`.
+/// Declared with [`questions!`](crate::questions). (This example is its own crate: a form
+/// that is not flat makes every server of its binary refuse to build.)
 ///
-/// ```
+/// ```standalone_crate
 /// use schemars::JsonSchema;
 /// use serde::Deserialize;
-/// use snodo_std::typed::{Form, Question};
+/// use snodo_std::typed::{questions, Form, Question};
 ///
 /// #[derive(Deserialize, JsonSchema)]
 /// struct Color {
@@ -107,14 +111,18 @@ impl<T> Elicited<T> {
 ///     color: String,
 /// }
 ///
-/// static COLOR: Form<Color> = Form::new("color", "Choose a color");
+/// questions! {
+///     static COLOR: Form<Color> = Form::new("color", "Choose a color");
+/// }
 /// assert!(COLOR.check().is_ok());
 ///
 /// #[derive(Deserialize, JsonSchema)]
 /// struct Nested {
 ///     inner: Color,
 /// }
-/// static NESTED: Form<Nested> = Form::new("nested", "Not a flat form");
+/// questions! {
+///     static NESTED: Form<Nested> = Form::new("nested", "Not a flat form");
+/// }
 /// assert!(NESTED.check().is_err());
 /// ```
 pub struct Form<T> {
@@ -134,8 +142,10 @@ impl<T> std::fmt::Debug for Form<T> {
 }
 
 impl<T> Form<T> {
-    /// A form asked under `key` with `message` (`const`, so a form can be a `static`).
-    pub const fn new(key: &'static str, message: &'static str) -> Self {
+    /// A form asked under `key` with `message`: write `Form::new(key, message)` in
+    /// [`questions!`](crate::questions), which checks it at build.
+    #[doc(hidden)]
+    pub const fn __declared(key: &'static str, message: &'static str) -> Self {
         Form {
             key,
             message,
@@ -220,13 +230,17 @@ fn offending_field(schema: &serde_json::Value) -> Option<String> {
 /// A URL elicitation: consent to open an `http(s)` page. Consent is not completion: check the
 /// outcome of the external interaction yourself. The answer is the user's [`Action`].
 ///
-/// ```
-/// use snodo_std::typed::{Question, UrlConsent};
+/// ```standalone_crate
+/// use snodo_std::typed::{questions, Question, UrlConsent};
 ///
-/// static CONSENT: UrlConsent =
-///     UrlConsent::new("consent", "Open the page", "https://example.com/page");
+/// questions! {
+///     static CONSENT: UrlConsent =
+///         UrlConsent::new("consent", "Open the page", "https://example.com/page");
+/// }
 /// assert!(CONSENT.check().is_ok());
-/// static BAD: UrlConsent = UrlConsent::new("consent", "Open", "file:///etc/passwd");
+/// questions! {
+///     static BAD: UrlConsent = UrlConsent::new("consent", "Open", "file:///etc/passwd");
+/// }
 /// assert!(BAD.check().is_err());
 /// ```
 #[derive(Debug)]
@@ -237,8 +251,10 @@ pub struct UrlConsent {
 }
 
 impl UrlConsent {
-    /// Consent asked under `key` with `message` to open `url`.
-    pub const fn new(key: &'static str, message: &'static str, url: &'static str) -> Self {
+    /// Consent asked under `key` with `message` to open `url`: write
+    /// `UrlConsent::new(key, message, url)` in [`questions!`](crate::questions).
+    #[doc(hidden)]
+    pub const fn __declared(key: &'static str, message: &'static str, url: &'static str) -> Self {
         UrlConsent { key, message, url }
     }
 
@@ -278,12 +294,14 @@ impl Question for UrlConsent {
 /// chose to return, to treat as untrusted data.
 ///
 /// ```
-/// use snodo_std::typed::{Question, Sampling};
+/// use snodo_std::typed::{questions, Question, Sampling};
 ///
-/// static SUGGEST: Sampling = Sampling::new(
-///     "suggestion",
-///     r#"{"messages":[{"role":"user","content":{"type":"text","text":"A color?"}}],"maxTokens":16}"#,
-/// );
+/// questions! {
+///     static SUGGEST: Sampling = Sampling::new(
+///         "suggestion",
+///         r#"{"messages":[{"role":"user","content":{"type":"text","text":"A color?"}}],"maxTokens":16}"#,
+///     );
+/// }
 /// assert!(SUGGEST.check().is_ok());
 /// ```
 #[derive(Debug)]
@@ -293,8 +311,10 @@ pub struct Sampling {
 }
 
 impl Sampling {
-    /// A request asked under `key` with these `sampling/createMessage` params.
-    pub const fn new(key: &'static str, params: &'static str) -> Self {
+    /// A request asked under `key` with these `sampling/createMessage` params: write
+    /// `Sampling::new(key, params)` in [`questions!`](crate::questions).
+    #[doc(hidden)]
+    pub const fn __declared(key: &'static str, params: &'static str) -> Self {
         Sampling { key, params }
     }
 
@@ -385,9 +405,11 @@ impl Question for Sampling {
 /// client's [`Root`]s: claims about its file system, never access grants.
 ///
 /// ```
-/// use snodo_std::typed::{Question, RootsRequest};
+/// use snodo_std::typed::{questions, Question, RootsRequest};
 ///
-/// static ROOTS: RootsRequest = RootsRequest::new("roots");
+/// questions! {
+///     static ROOTS: RootsRequest = RootsRequest::new("roots");
+/// }
 /// assert!(ROOTS.request().is_ok());
 /// ```
 #[derive(Debug)]
@@ -396,8 +418,10 @@ pub struct RootsRequest {
 }
 
 impl RootsRequest {
-    /// The request asked under `key`.
-    pub const fn new(key: &'static str) -> Self {
+    /// The request asked under `key`: write `RootsRequest::new(key)` in
+    /// [`questions!`](crate::questions).
+    #[doc(hidden)]
+    pub const fn __declared(key: &'static str) -> Self {
         RootsRequest { key }
     }
 }

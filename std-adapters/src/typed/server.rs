@@ -299,10 +299,14 @@ impl ServerBuilder {
             }));
     }
 
-    /// Checks every definition (generated schemas, declared questions, unique names, what
-    /// the core checks) and returns the server, ready to serve.
+    /// Checks every definition (generated schemas, the questions listed with `asks`, then
+    /// every question of the binary, unique names, what the core checks) and returns the
+    /// server, ready to serve.
     pub fn build(mut self) -> Result<Server<'static, TypedApp>, CheckError> {
         if let Some(problem) = self.problems.into_iter().next() {
+            return Err(problem);
+        }
+        if let Some(problem) = super::declared::first_problem() {
             return Err(problem);
         }
         if let Some(name) = duplicate(self.defs.tools.iter().map(|t| t.name))
