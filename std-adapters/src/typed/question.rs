@@ -1,9 +1,9 @@
 //! What a handler can ask the client for, as typed `static`s: a form whose answer is a Rust
 //! struct, a URL consent, a sampled model message and the client's roots.
 //!
-//! Each question carries the key its answer comes back under, and is checked once (a form's
-//! generated schema must be the protocol's restricted flat subset) — at registration when a
-//! definition lists it with `asks`, or else on first use.
+//! Each question carries the key its answer comes back under, is declared in
+//! [`questions!`](crate::questions) and is checked once, when a server is built (a form's
+//! generated schema must be the protocol's restricted flat subset).
 
 use std::marker::PhantomData;
 use std::sync::OnceLock;
