@@ -122,6 +122,25 @@ async fn preview(args: Subject, cx: Cx<'_>) -> Result<String, Stop> {
     Ok(format!("{}: {color} {style}", args.subject))
 }
 
+/// A state every member of which has a default, so `{}` would read as one.
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct Marks {
+    #[serde(default)]
+    marks: u32,
+}
+
+/// A flow whose state is `None` until its one question is answered.
+async fn until_answered(_: NoArgs, cx: Cx<'_>) -> Result<String, Stop> {
+    let flow = Flow::<Option<Marks>>::open(cx)?;
+    if let Some(state) = flow.state() {
+        return Ok(format!("the state came back as {state:?}"));
+    }
+    match flow.ask(&COLOR)? {
+        Elicited::Accepted(c) => Ok(format!("None until {}", c.color)),
+        refused => Ok(format!("status: {}", refused.action().name())),
+    }
+}
+
 questions! {
     static SUGGEST: Sampling = Sampling::new(
         "suggestion",
@@ -180,6 +199,7 @@ fn app() -> Server<'static, TypedApp> {
         .tool(tool("dial").run(dial))
         .tool(tool("add").run(add))
         .tool(tool("preview").asks(&COLOR).asks(&STYLE).run(preview))
+        .tool(tool("until_answered").run(until_answered))
         .tool(
             tool("suggest")
                 .asks(&SUGGEST)
@@ -364,6 +384,29 @@ fn leg(id: i64, state: Option<&str>, responses: Option<Value>) -> Vec<u8> {
 
 fn accept(key: &str, value: &str) -> Value {
     json!({"action": "accept", "content": {key: value}})
+}
+
+#[tokio::test]
+async fn an_optional_state_left_none_comes_back_none() {
+    let s = app();
+    let caps = json!({"elicitation": {"form": {}}});
+    let call = |id, extra: Value| {
+        let mut params = json!({"name": "until_answered", "arguments": {}});
+        for (k, v) in extra.as_object().into_iter().flatten() {
+            params[k] = v.clone();
+        }
+        request(id, "tools/call", params, caps.clone())
+    };
+    let one = round(&s, &call(1, json!({}))).await;
+    assert!(one["result"]["inputRequests"]["color"].is_object(), "{one}");
+    let token = one["result"]["requestState"].as_str().expect("state");
+    let answered =
+        json!({"requestState": token, "inputResponses": {"color": accept("color", "teal")}});
+    let two = round(&s, &call(2, answered)).await;
+    assert_eq!(
+        two["result"]["content"][0]["text"], "None until teal",
+        "{two}"
+    );
 }
 
 #[tokio::test]

@@ -3,8 +3,6 @@
 //! is sent, a URL consent and a resource. The same handlers serve 2026-07-28 clients (MRTR
 //! legs) and 2025-11-25 clients (`elicitation/create` requests), over stdio and HTTP.
 
-use std::collections::BTreeMap;
-use std::collections::btree_map::Entry;
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use schemars::JsonSchema;
@@ -14,16 +12,14 @@ use snodo_std::typed::{
     questions, resource, server as typed_server, tool,
 };
 
-/// The rooms there are.
-pub const ROOMS: [&str; 3] = ["ada", "grace", "hopper"];
+const ROOMS: [&str; 3] = ["ada", "grace", "hopper"];
 
-/// Who booked which room on which day: the application's state, given to the server once.
-#[derive(Debug, Default)]
-pub struct Calendar(Mutex<BTreeMap<(String, String), Booking>>);
+/// Every booking made: the application's state, given to the server once.
+#[derive(Default)]
+struct Calendar(Mutex<Vec<Booking>>);
 
-/// One booking.
-#[derive(Clone, Debug, Serialize)]
-pub struct Booking {
+#[derive(Clone, Serialize)]
+struct Booking {
     room: String,
     day: String,
     #[serde(flatten)]
@@ -31,27 +27,12 @@ pub struct Booking {
 }
 
 impl Calendar {
-    fn bookings(&self) -> MutexGuard<'_, BTreeMap<(String, String), Booking>> {
+    fn bookings(&self) -> MutexGuard<'_, Vec<Booking>> {
         self.0.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    fn is_booked(&self, room: &str, day: &str) -> bool {
-        let key = (room.to_owned(), day.to_owned());
-        self.bookings().contains_key(&key)
-    }
-
-    fn book(&self, booking: Booking) -> Result<(), ToolError> {
-        let key = (booking.room.clone(), booking.day.clone());
-        match self.bookings().entry(key) {
-            Entry::Occupied(taken) => {
-                let (room, day) = taken.key();
-                Err(ToolError::new(format!("{room} is taken on {day}.")))
-            }
-            Entry::Vacant(free) => {
-                free.insert(booking);
-                Ok(())
-            }
-        }
+    fn is_booked(bookings: &[Booking], room: &str, day: &str) -> bool {
+        bookings.iter().any(|b| b.room == room && b.day == day)
     }
 }
 
@@ -70,7 +51,7 @@ struct RoomDay {
 }
 
 /// The form's answer, kept in the flow's state until the booking.
-#[derive(Clone, Debug, Default, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Default, Serialize, Deserialize, JsonSchema)]
 struct Details {
     /// Who hosts the meeting
     #[schemars(length(min = 1, max = 64))]
@@ -96,56 +77,56 @@ questions! {
     );
 }
 
-/// What the booking flow has learned so far, sealed between legs (a flow's state is an object).
-#[derive(Default, Serialize, Deserialize)]
-struct Draft {
-    details: Option<Details>,
-}
-
 async fn find_rooms(args: Day, cx: Cx<'_>) -> Result<String, Stop> {
-    let calendar = cx.data::<Calendar>()?;
-    let free: Vec<&str> = ROOMS
+    let bookings = cx.data::<Calendar>()?.bookings();
+    let free = ROOMS
         .into_iter()
-        .filter(|room| !calendar.is_booked(room, &args.day))
-        .collect();
-    Ok(format!("Free on {}: {}", args.day, free.join(", ")))
+        .filter(|room| !Calendar::is_booked(&bookings, room, &args.day));
+    Ok(format!(
+        "Free on {}: {}",
+        args.day,
+        free.collect::<Vec<_>>().join(", ")
+    ))
 }
 
-/// Details, then a confirmation, then the booking: once per sealed token.
-async fn book_room(args: RoomDay, cx: Cx<'_>) -> Result<String, Stop> {
+/// Details, then a confirmation, then the booking: once per sealed token. The flow keeps the
+/// details between legs (its state is sealed into the token the client sends back).
+async fn book_room(RoomDay { room, day }: RoomDay, cx: Cx<'_>) -> Result<String, Stop> {
     let calendar = cx.data::<Calendar>()?;
-    if !ROOMS.contains(&args.room.as_str()) {
-        return Err(ToolError::new(format!("There is no room {}.", args.room)).into());
+    if !ROOMS.contains(&room.as_str()) {
+        return Err(ToolError::new(format!("There is no room {room}.")).into());
     }
-    let mut flow = Flow::<Draft>::open(cx)?;
-    if flow.state().details.is_none() {
+    let mut flow = Flow::<Option<Details>>::open(cx)?;
+    if flow.state().is_none() {
         let Elicited::Accepted(details) = flow.ask(&DETAILS)? else {
             return Ok("Nothing was booked.".into());
         };
-        flow.state_mut().details = Some(details);
+        *flow.state_mut() = Some(details);
     }
     let Elicited::Accepted(Confirm { confirm: true }) = flow.ask(&CONFIRM)? else {
         return Ok("Nothing was booked.".into());
     };
     // Every leg runs from the top: only what follows `once` is done at most once.
     if flow.once()? == Once::Replayed {
-        let (room, day) = (&args.room, &args.day);
         return Ok(format!("This request already booked {room} on {day}."));
     }
-    let details = flow.state().details.clone().unwrap_or_default();
+    let details = flow.state().clone().unwrap_or_default();
     let done = format!(
-        "Booked {} on {} for {} ({} people).",
-        args.room, args.day, details.host, details.attendees
+        "Booked {room} on {day} for {} ({} people).",
+        details.host, details.attendees
     );
-    let (room, day) = (args.room, args.day);
-    calendar.book(Booking { room, day, details })?;
+    let mut bookings = calendar.bookings();
+    if Calendar::is_booked(&bookings, &room, &day) {
+        return Err(ToolError::new(format!("{room} is taken on {day}.")).into());
+    }
+    bookings.push(Booking { room, day, details });
     Ok(done)
 }
 
 /// Asks consent to open the catering page: consent is not an order.
-async fn order_catering(args: RoomDay, cx: Cx<'_>) -> Result<String, Stop> {
-    if !cx.data::<Calendar>()?.is_booked(&args.room, &args.day) {
-        return Err(ToolError::new(format!("{} is not booked on {}.", args.room, args.day)).into());
+async fn order_catering(RoomDay { room, day }: RoomDay, cx: Cx<'_>) -> Result<String, Stop> {
+    if !Calendar::is_booked(&cx.data::<Calendar>()?.bookings(), &room, &day) {
+        return Err(ToolError::new(format!("{room} is not booked on {day}.")).into());
     }
     Ok(match Flow::<()>::open(cx)?.ask(&CATERING)? {
         Action::Accept => "The catering page is open; the order is made there.".into(),
@@ -154,14 +135,12 @@ async fn order_catering(args: RoomDay, cx: Cx<'_>) -> Result<String, Stop> {
 }
 
 async fn bookings(_: NoArgs, cx: Cx<'_>) -> Result<String, Stop> {
-    let calendar = cx.data::<Calendar>()?;
-    let all: Vec<Booking> = calendar.bookings().values().cloned().collect();
-    Ok(serde_json::to_string(&all)?)
+    Ok(serde_json::to_string(&*cx.data::<Calendar>()?.bookings())?)
 }
 
 /// The booking server, with an empty calendar and the process's own state secret.
 pub fn server() -> Server<'static, TypedApp> {
-    let built = typed_server("snodo-booking", env!("CARGO_PKG_VERSION"))
+    typed_server("snodo-booking", env!("CARGO_PKG_VERSION"))
         .instructions("Book meeting rooms: find_rooms, book_room, order_catering.")
         .data(Calendar::default())
         .tool(
@@ -184,6 +163,6 @@ pub fn server() -> Server<'static, TypedApp> {
                 .mime_type("application/json")
                 .read(bookings),
         )
-        .build();
-    built.unwrap_or_else(|e| panic!("the booking server's definitions are invalid: {e}"))
+        .build()
+        .unwrap_or_else(|e| panic!("the booking server's definitions are invalid: {e}"))
 }

@@ -7,29 +7,22 @@ mod app;
 use std::io;
 
 use snodo_std::http::HttpConfig;
+use tracing_subscriber::EnvFilter;
 
 fn main() -> io::Result<()> {
-    // The one line that makes the server's log honour RUST_LOG; stderr keeps stdout for MCP.
-    tracing_subscriber::fmt()
-        .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
-        .with_writer(io::stderr)
-        .init();
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    match args.as_slice() {
+    // The one line that makes the log honour RUST_LOG; stderr keeps stdout for MCP.
+    let log = tracing_subscriber::fmt().with_env_filter(EnvFilter::from_default_env());
+    log.with_writer(io::stderr).init();
+    match std::env::args().skip(1).collect::<Vec<_>>().as_slice() {
         [] => snodo_std::serve_stdio(app::server()),
         [flag, addr] if flag == "--http" => {
-            let addr = addr
-                .parse()
-                .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, format!("{addr}: {e}")))?;
-            snodo_std::serve_http(app::server(), HttpConfig::new().with_addr(addr), |url| {
-                // The URL on standard output's first line, for scripts to read.
+            let config = HttpConfig::new().with_addr(addr.parse().map_err(io::Error::other)?);
+            // The URL on standard output's first line, for scripts to read.
+            snodo_std::serve_http(app::server(), config, |url| {
                 println!("{url}");
                 Ok(())
             })
         }
-        _ => Err(io::Error::new(
-            io::ErrorKind::InvalidInput,
-            "usage: booking [--http ADDR]",
-        )),
+        _ => Err(io::Error::other("usage: booking [--http ADDR]")),
     }
 }

@@ -23,8 +23,9 @@ const ASKED: &str = "$asked";
 /// [`Flow::once`]).
 const FLOW: &str = "$flow";
 
-/// A flow over typed state `S` (serialized as a JSON object, or `()` for a flow that keeps
-/// nothing but what it asked; `Default` on the first leg).
+/// A flow over typed state `S` (serialized as a JSON object; `()` for a flow that keeps
+/// nothing but what it asked, or an `Option` of an object that is `None` until it is set;
+/// `Default` on the first leg).
 ///
 /// ```
 /// use schemars::JsonSchema;
@@ -73,17 +74,17 @@ impl<'a, S: Serialize + DeserializeOwned + Default> Flow<'a, S> {
     pub fn open(cx: Cx<'a>) -> Result<Self, Error> {
         let opened = cx.open_with(|bytes| {
             let Framework { asked, flow } = serde_json::from_slice(bytes).ok()?;
-            // `S` ignores the framework's members, unless it refuses unknown members.
-            let state = serde_json::from_slice(bytes).ok().or_else(|| {
-                let mut data: Map<String, Value> = serde_json::from_slice(bytes).ok()?;
-                data.remove(ASKED);
-                data.remove(FLOW);
-                let stateless = data.is_empty();
-                serde_json::from_value(Value::Object(data))
-                    .ok()
-                    // `()`, a flow that keeps nothing, was sealed as an empty object.
-                    .or_else(|| stateless.then(|| serde_json::from_value(Value::Null).ok())?)
-            })?;
+            let mut data: Map<String, Value> = serde_json::from_slice(bytes).ok()?;
+            data.remove(ASKED);
+            data.remove(FLOW);
+            // A state that serialized as `null` (`()`, or `None`) was sealed as an empty
+            // object: read it back as `null` first, so `None` does not come back `Some`.
+            let null = data
+                .is_empty()
+                .then(|| serde_json::from_value(Value::Null).ok());
+            let state = null
+                .flatten()
+                .or_else(|| serde_json::from_value(Value::Object(data)).ok())?;
             Some((state, asked, flow))
         })?;
         let resumed = opened.is_some();
