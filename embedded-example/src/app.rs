@@ -117,7 +117,7 @@ const STORE_SCHEMA: &str = r#"{"type":"object","properties":{"store":{"type":"bo
 pub const PAGE_SIZE: usize = 1;
 
 /// The server configuration of the device: its identity, device-sized JSON limits and list
-/// pages. The state keys are added at boot ([`crate::device::run`]). A constant, built at
+/// pages. The state keys are added at boot (by the device module's `run`). A constant, built at
 /// compile time, so that reading it costs no stack.
 pub const CONFIG: Config<'static> = {
     let mut config = Config::new("snodo-bench-instrument", env!("CARGO_PKG_VERSION"))

@@ -1,10 +1,10 @@
 //! Board support: what the firmware needs from the hardware.
 //!
-//! The application never touches a peripheral directly; a board (a real one, or the host
-//! simulation in `crate::host`) implements [`Board`]. Methods take `&self` because the MCP
+//! The application never touches a peripheral directly; a board (a real one, or the
+//! simulated one a host build uses) implements [`Board`]. Methods take `&self` because the MCP
 //! handlers do: boards keep mutable hardware state behind `Cell`s or peripheral registers.
 //!
-//! The serial link is not part of this trait: [`crate::device::run`] takes it separately as
+//! The serial link is not part of this trait: the device module's `run` takes it separately as
 //! any `embedded_io::Read + Write` (a UART driver, a USB-CDC class, or stdin/stdout on a
 //! host), so the same board can be served over either.
 

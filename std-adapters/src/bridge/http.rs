@@ -48,10 +48,11 @@ use crate::http::HttpConfig;
 use crate::http::admission;
 use crate::http::admission::Admitted;
 use crate::http::body::{Exchange, McpBody, Out, Work, sse_event};
+use crate::http::body::{empty, event_stream, json};
 use crate::http::grant;
 use crate::http::headers;
 use crate::http::in_flight::InFlight;
-use crate::http::service::{empty, event_stream, json, read_body, refused, status_of};
+use crate::http::service::{read_body, refused, status_of};
 use crate::legacy::http::{self as legacy, Backend};
 use crate::legacy::sessions::Sessions;
 

@@ -6,7 +6,7 @@ use http::request::Parts;
 use http::{Method, StatusCode};
 
 use super::config::{AllowList, HttpConfig};
-use crate::legacy::http::HEADER_SESSION_ID;
+use super::headers::{HEADER_SESSION_ID, trim};
 use snodo_core::legacy::{Era, EraSupport};
 
 /// Why a request is refused at the HTTP level.
@@ -147,19 +147,6 @@ pub(crate) fn admit(parts: &Parts, config: &HttpConfig) -> Result<Admitted, Refu
 fn is_session_method(parts: &Parts) -> bool {
     (parts.method == Method::GET || parts.method == Method::DELETE)
         && parts.headers.contains_key(HEADER_SESSION_ID)
-}
-
-/// Spaces and tabs removed from both ends.
-pub(crate) fn trim(bytes: &[u8]) -> &[u8] {
-    let start = bytes
-        .iter()
-        .position(|b| !matches!(b, b' ' | b'\t'))
-        .unwrap_or(bytes.len());
-    let end = bytes
-        .iter()
-        .rposition(|b| !matches!(b, b' ' | b'\t'))
-        .map_or(start, |i| i + 1);
-    bytes.get(start..end).unwrap_or_default()
 }
 
 /// Splits `authority` (`host[:port]`, the host possibly a bracketed IPv6 address) into the

@@ -10,6 +10,7 @@ use std::task::{Context, Poll};
 use bytes::{BufMut, Bytes, BytesMut};
 use http_body::{Frame, SizeHint};
 use tokio::sync::mpsc;
+use tokio::time::Interval;
 
 /// What a request's work produces, in order.
 #[derive(Debug)]
@@ -220,6 +221,32 @@ pub(crate) fn json(status: http::StatusCode, message: Bytes) -> http::Response<M
         http::HeaderValue::from_static("application/json"),
     );
     response
+}
+
+/// A response that streams SSE events, `first` (if any) at once.
+pub(crate) fn event_stream(first: Option<Bytes>, exchange: Exchange) -> http::Response<McpBody> {
+    let mut response = response(http::StatusCode::OK, McpBody::stream(first, exchange));
+    let headers = response.headers_mut();
+    headers.insert(
+        http::header::CONTENT_TYPE,
+        http::HeaderValue::from_static("text/event-stream"),
+    );
+    headers.insert(
+        http::header::CACHE_CONTROL,
+        http::HeaderValue::from_static("no-cache"),
+    );
+    headers.insert("x-accel-buffering", http::HeaderValue::from_static("no"));
+    response
+}
+
+/// The next keep-alive, or never.
+pub(crate) async fn tick(interval: &mut Option<Interval>) {
+    match interval {
+        Some(interval) => {
+            interval.tick().await;
+        }
+        None => std::future::pending().await,
+    }
 }
 
 /// One JSON-RPC message as an SSE event: `event: message`, one `data:` line. The core never

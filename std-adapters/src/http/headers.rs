@@ -10,8 +10,6 @@ use snodo_core::protocol::http::{
 use snodo_core::rpc::Request;
 use snodo_core::server::{Registry, Server};
 
-use super::admission::trim;
-
 const PARAM_PREFIX: &[u8] = b"mcp-param-";
 
 /// `Mcp-Param-*` lookups in a header map.
@@ -83,4 +81,20 @@ pub(crate) fn check_against(
         params: &params,
     };
     check_request(&headers, request, schema)
+}
+
+/// The request header that names a legacy (2025-11-25) session.
+pub(crate) const HEADER_SESSION_ID: &str = "mcp-session-id";
+
+/// Spaces and tabs removed from both ends.
+pub(crate) fn trim(bytes: &[u8]) -> &[u8] {
+    let start = bytes
+        .iter()
+        .position(|b| !matches!(b, b' ' | b'\t'))
+        .unwrap_or(bytes.len());
+    let end = bytes
+        .iter()
+        .rposition(|b| !matches!(b, b' ' | b'\t'))
+        .map_or(start, |i| i + 1);
+    bytes.get(start..end).unwrap_or_default()
 }

@@ -9,7 +9,7 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use bytes::Bytes;
-use http::header::{ALLOW, CACHE_CONTROL, CONTENT_TYPE, HeaderValue};
+use http::header::{ALLOW, HeaderValue};
 use http::request::Parts;
 use http::{HeaderMap, Request, Response, StatusCode};
 use http_body_util::{BodyExt, LengthLimitError, Limited};
@@ -21,12 +21,11 @@ use snodo_core::server::{
     Accepted, Call, Done, Error, Notifier, Principal, Registry, Round, Runner, Server, Subscription,
 };
 use tokio::sync::{broadcast, mpsc, watch};
-use tokio::time::{Instant, Interval};
+use tokio::time::Instant;
 use tracing::Instrument;
 
 use super::admission::{self, Admitted, Refusal};
-use super::body::{Exchange, McpBody, Out, Work, response, sse_event};
-pub(crate) use super::body::{empty, json};
+use super::body::{Exchange, McpBody, Out, Work, empty, event_stream, json, sse_event, tick};
 use super::config::HttpConfig;
 use super::grant;
 use super::headers;
@@ -623,16 +622,6 @@ impl<A: AsyncHandler> Runner for CancellableRunner<'_, '_, '_, A> {
     }
 }
 
-/// The next keep-alive, or never.
-pub(crate) async fn tick(interval: &mut Option<Interval>) {
-    match interval {
-        Some(interval) => {
-            interval.tick().await;
-        }
-        None => std::future::pending().await,
-    }
-}
-
 /// Sends a request's notifications ahead of its reply. When the client is this far behind,
 /// a notification is dropped rather than blocking the handler or growing without bound.
 struct ChannelNotifier<'o> {
@@ -665,15 +654,6 @@ fn too_large<A: Registry>(server: &Server<'_, A>, body: &[u8], too_small: Buffer
 /// A message written into a buffer of its own, grown until it fits.
 fn message(write: impl Fn(&mut Writer<'_>)) -> Bytes {
     Bytes::from(crate::message::written(write))
-}
-
-pub(crate) fn event_stream(first: Option<Bytes>, exchange: Exchange) -> Response<McpBody> {
-    let mut response = response(StatusCode::OK, McpBody::stream(first, exchange));
-    let headers = response.headers_mut();
-    headers.insert(CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
-    headers.insert(CACHE_CONTROL, HeaderValue::from_static("no-cache"));
-    headers.insert("x-accel-buffering", HeaderValue::from_static("no"));
-    response
 }
 
 /// An HTTP-level refusal: a JSON-RPC error without an id (a wrong path gets no body).

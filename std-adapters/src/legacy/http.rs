@@ -43,11 +43,9 @@ use crate::events::{EventBus, ServerEvent, next_event};
 use crate::handler::AsyncHandler;
 use crate::http::McpBody;
 use crate::http::body::{Exchange, Out, Work};
+use crate::http::body::{empty, event_stream, json, tick};
+use crate::http::headers::HEADER_SESSION_ID;
 use crate::http::in_flight::{InFlight, RequestKey};
-use crate::http::service::{empty, event_stream, json};
-
-/// The request header that names a legacy session.
-pub const HEADER_SESSION_ID: &str = "mcp-session-id";
 
 /// JSON-RPC code of "no such session" (as the TypeScript SDK answers it).
 const SESSION_NOT_FOUND: ErrorCode = ErrorCode(-32001);
@@ -723,7 +721,7 @@ impl SessionStream {
                     }
                     Err(broadcast::error::RecvError::Closed) => {}
                 },
-                () = crate::http::service::tick(&mut keep_alive) => {
+                () = tick(&mut keep_alive) => {
                     if outputs.send(Out::KeepAlive).await.is_err() {
                         return;
                     }

@@ -46,7 +46,6 @@ use crate::handler::AsyncHandler;
 use crate::message;
 use crate::stdio::in_flight::{InFlight, RequestKey, Stop};
 use crate::stdio::output::{Closed, Output, OutputNotifier};
-use crate::stdio::send_written as send;
 
 /// The era and, once `initialize` opened it, the legacy session of one stdio connection.
 #[derive(Debug)]
@@ -135,16 +134,17 @@ impl Legacy {
         };
         tracing::warn!("every slot waits for the client's answers; a request was refused");
         let mut out = [0u8; 512];
-        send(&mut out, output, |w| {
-            rpc::write_error(
-                w,
-                Some(request.id),
-                ErrorCode::INTERNAL_ERROR,
-                "The server is busy: every request in flight waits for this client's answers",
-                None,
-            );
-        })
-        .await
+        output
+            .send_written(&mut out, |w| {
+                rpc::write_error(
+                    w,
+                    Some(request.id),
+                    ErrorCode::INTERNAL_ERROR,
+                    "The server is busy: every request in flight waits for this client's answers",
+                    None,
+                );
+            })
+            .await
     }
 
     /// Whether the connection opened with `initialize`.

@@ -57,7 +57,7 @@ use std::pin::{Pin, pin};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll};
 
-use snodo_core::json::{BufferTooSmall, Writer};
+use snodo_core::json::BufferTooSmall;
 use snodo_core::legacy::{RequestHandle, write_initialize_result};
 use snodo_core::rpc::{self, ErrorCode};
 use snodo_core::server::{
@@ -578,7 +578,7 @@ impl<A: AsyncHandler + 'static> Session<A> {
         let held = self.events.as_ref().zip(subscription.spans(line));
         let Some((bus, spans)) = held else {
             for unheld in subscription.unheld() {
-                send_written(out, &self.output, |w| unheld.write(w)).await?;
+                self.output.send_written(out, |w| unheld.write(w)).await?;
             }
             return Ok(());
         };
@@ -673,7 +673,8 @@ impl<A: AsyncHandler + 'static> ListenTask<A> {
             return;
         };
         let (out, most, output) = (&mut self.out, self.most, &*self.session.output);
-        if send_grown(out, most, output, |w| sub.write_acknowledged(w))
+        if output
+            .send_grown(out, most, |w| sub.write_acknowledged(w))
             .await
             .is_err()
         {
@@ -701,7 +702,7 @@ impl<A: AsyncHandler + 'static> ListenTask<A> {
                 }
                 event = next_event(&mut self.events) => match event {
                     Ok(event) if sub.wants(&event.as_event()) => {
-                        send_grown(out, most, output, |w| sub.write_event(&event.as_event(), w)).await
+                        output.send_grown(out, most, |w| sub.write_event(&event.as_event(), w)).await
                     }
                     Ok(_) => Ok(()),
                     Err(broadcast::error::RecvError::Lagged(missed)) => {
@@ -709,7 +710,7 @@ impl<A: AsyncHandler + 'static> ListenTask<A> {
                         let mut sent = Ok(());
                         for event in everything_wanted(&sub) {
                             sent = sent.and(
-                                send_grown(out, most, output, |w| sub.write_event(&event.as_event(), w))
+                                output.send_grown(out, most, |w| sub.write_event(&event.as_event(), w))
                                     .await,
                             );
                         }
@@ -723,47 +724,7 @@ impl<A: AsyncHandler + 'static> ListenTask<A> {
                 return;
             }
         }
-        let _ = send_grown(out, most, output, |w| sub.write_closed(w)).await;
-    }
-}
-
-/// Writes one message into `out`, grown to what it needs up to `most` bytes, and queues it:
-/// a stream that waits for events holds only its longest message so far.
-async fn send_grown(
-    out: &mut Vec<u8>,
-    most: usize,
-    output: &Output,
-    write: impl Fn(&mut Writer<'_>),
-) -> Result<(), Closed> {
-    let mut w = Writer::new(out);
-    write(&mut w);
-    match w.finish() {
-        Ok(len) => output.send(&out[..len]).await,
-        Err(too_small) if too_small.required <= most => {
-            out.resize(too_small.required, 0);
-            send_written(out, output, write).await
-        }
-        Err(too_small) => {
-            tracing::warn!(required = too_small.required, "notification too large");
-            Ok(())
-        }
-    }
-}
-
-/// Writes one message into `out` and queues it.
-pub(crate) async fn send_written(
-    out: &mut [u8],
-    output: &Output,
-    write: impl FnOnce(&mut Writer<'_>),
-) -> Result<(), Closed> {
-    let mut w = Writer::new(out);
-    write(&mut w);
-    match w.finish() {
-        Ok(len) => output.send(&out[..len]).await,
-        Err(too_small) => {
-            tracing::warn!(required = too_small.required, "notification too large");
-            Ok(())
-        }
+        let _ = output.send_grown(out, most, |w| sub.write_closed(w)).await;
     }
 }
 

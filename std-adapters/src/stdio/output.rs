@@ -14,6 +14,7 @@ use std::io;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, PoisonError};
 
+use snodo_core::json::Writer;
 use snodo_core::server::Notifier;
 use tokio::io::{AsyncWrite, AsyncWriteExt};
 use tokio::sync::{Notify, Semaphore};
@@ -162,6 +163,47 @@ impl Output {
                 batch.shrink_to(self.capacity);
             }
             self.room.add_permits(permits);
+        }
+    }
+
+    /// Writes one message into `out` and queues it (a message too large for `out` is
+    /// dropped with a warning).
+    pub(crate) async fn send_written(
+        &self,
+        out: &mut [u8],
+        write: impl FnOnce(&mut Writer<'_>),
+    ) -> Result<(), Closed> {
+        let mut w = Writer::new(out);
+        write(&mut w);
+        match w.finish() {
+            Ok(len) => self.send(&out[..len]).await,
+            Err(too_small) => {
+                tracing::warn!(required = too_small.required, "notification too large");
+                Ok(())
+            }
+        }
+    }
+
+    /// Writes one message into `out`, grown to what it needs up to `most` bytes, and queues
+    /// it: a stream that waits for events holds only its longest message so far.
+    pub(crate) async fn send_grown(
+        &self,
+        out: &mut Vec<u8>,
+        most: usize,
+        write: impl Fn(&mut Writer<'_>),
+    ) -> Result<(), Closed> {
+        let mut w = Writer::new(out);
+        write(&mut w);
+        match w.finish() {
+            Ok(len) => self.send(&out[..len]).await,
+            Err(too_small) if too_small.required <= most => {
+                out.resize(too_small.required, 0);
+                self.send_written(out, write).await
+            }
+            Err(too_small) => {
+                tracing::warn!(required = too_small.required, "notification too large");
+                Ok(())
+            }
         }
     }
 }

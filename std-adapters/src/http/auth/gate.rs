@@ -261,7 +261,7 @@ fn bearer(parts: &Parts) -> Bearer<'_> {
     if !scheme.eq_ignore_ascii_case(b"bearer ") {
         return Bearer::Missing;
     }
-    let token = super::super::admission::trim(token);
+    let token = super::super::headers::trim(token);
     let body_len = token.iter().rposition(|&b| b != b'=').map_or(0, |i| i + 1);
     let well_formed = !token.is_empty()
         && token.len() <= MAX_TOKEN_LEN
