@@ -148,7 +148,7 @@ impl EraGate {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum HttpRoute {
-    /// The modern path, exactly as today (a stray `Mcp-Session-Id` is ignored).
+    /// The modern (2026-07-28) path (a stray `Mcp-Session-Id` is ignored).
     Modern,
     /// An `initialize` without a session: open a legacy session and mint its id.
     Initialize,

@@ -12,7 +12,7 @@
 //!    `initialize` makes the process legacy, the first `_meta`-enveloped request (or
 //!    `server/discover`) modern; a later message of the other era is refused with
 //!    [`EraMismatch::write_error`]. HTTP: [`classify_post`] each POST — modern requests take
-//!    today's path whatever their headers, `initialize` opens a session (mint a
+//!    the modern path whatever their headers, `initialize` opens a session (mint a
 //!    [`SessionId`]), other messages with `Mcp-Session-Id` go to their session (404 when it is
 //!    unknown or ended; [`check_version_header`] before anything else, 400 when it fails;
 //!    `GET` opens the session's SSE stream, `DELETE` ends the session).

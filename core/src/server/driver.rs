@@ -109,7 +109,7 @@ impl<A: Registry> Server<'_, A> {
 
 impl<A: Handler> Server<'_, A> {
     /// Runs a whole round with the synchronous handlers of `A`: the driver of
-    /// [`Server::drive`] in today's dialect, its handler run at once. Notifications the
+    /// [`Server::drive`] in the 2026-07-28 dialect, its handler run at once. Notifications the
     /// handler emits go to `notifier` first.
     pub fn handle<'a>(
         &'a self,

@@ -96,7 +96,7 @@ fn an_era_not_served_is_refused_naming_the_versions_that_are() {
 fn http_posts_are_classified_by_message_then_session_header() {
     let both = EraSupport::Both;
     let post = |text: &str, header: bool, support| classify_post(&message(text), header, support);
-    // Modern requests take today's path; a stray session header is ignored.
+    // Modern requests take the modern path; a stray session header is ignored.
     assert_eq!(post(SPEC_DISCOVER, true, both), Ok(HttpRoute::Modern));
     assert_eq!(post(SPEC_DISCOVER, false, both), Ok(HttpRoute::Modern));
     // initialize opens a session; with a session header it goes to that session (which
