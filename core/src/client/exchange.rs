@@ -12,6 +12,7 @@ use crate::protocol::{
     ClientCapabilities, META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION,
     PROTOCOL_VERSION,
 };
+use crate::rpc::emit;
 
 /// Where an exchange stands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -335,9 +336,7 @@ impl<'c, 'o> Exchange<'c, 'o> {
     /// `{"jsonrpc":"2.0","id":…,"method":…,"params":{<operation>,<retry members>"_meta":{…}}}`.
     /// `retry` writes its members each followed by a comma.
     fn write(&self, w: &mut Writer<'_>, id: i64, retry: Option<&mut dyn FnMut(&mut Writer<'_>)>) {
-        w.raw(b"{\"jsonrpc\":\"2.0\",\"id\":");
-        w.i64(id);
-        w.raw(b",\"method\":");
+        emit::request(w, id);
         self.operation.write_method(w);
         w.raw(b",\"params\":{");
         let mut o = crate::json::ObjectWriter::continuing(w, true);

@@ -9,26 +9,26 @@ use crate::server::{Handled, Handler, Notifier, Round, Server};
 
 /// The reply to a frame longer than the input buffer: it cannot be parsed, so its id is
 /// unknown (the same answer the host stdio adapter gives an overlong line).
-pub const TOO_LARGE: &[u8] =
-    b"{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32600,\"message\":\"Message too large\"}}";
+pub const TOO_LARGE: &[u8] = crate::envelope!(null_error: -32600, "Message too large");
 
 /// The reply to a COBS frame whose encoding or checksum is wrong: nothing in it can be
 /// trusted, the id included.
-pub const CORRUPT: &[u8] = b"{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32700,\"message\":\"Parse error: corrupt frame (bad COBS or CRC-16)\"}}";
+pub const CORRUPT: &[u8] = crate::envelope!(
+    null_error: -32700,
+    "Parse error: corrupt frame (bad COBS or CRC-16)"
+);
 
 /// The message of the -32603 error (with the request's id) for a reply larger than the output
 /// buffer.
 pub const REPLY_TOO_LARGE: &str = "Reply too large for the device's output buffer";
 
 /// The reply when not even an error fits the output buffer (not expected at sane sizes).
-pub const NO_ROOM: &[u8] =
-    b"{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32603,\"message\":\"Reply too large\"}}";
+pub const NO_ROOM: &[u8] = crate::envelope!(null_error: -32603, "Reply too large");
 
 /// The notification a device may send once at boot ([`Serial::announce_boot`]), so that a
 /// bridge can tell that it restarted: sealed state from before the restart no longer opens,
 /// and a request in flight may have been lost.
-pub const BOOT_NOTIFICATION: &[u8] =
-    b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/io.snodo/boot\"}";
+pub const BOOT_NOTIFICATION: &[u8] = crate::envelope!(notification: "notifications/io.snodo/boot");
 
 /// The JSON-RPC method of [`BOOT_NOTIFICATION`].
 pub const BOOT_METHOD: &str = "notifications/io.snodo/boot";

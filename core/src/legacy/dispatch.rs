@@ -6,6 +6,7 @@
 use super::session::Session;
 use crate::json::{JsonStr, Writer};
 use crate::protocol::{LogLevel, Method};
+use crate::rpc::emit;
 use crate::rpc::{ErrorCode, Id, Incoming, Request, Response, write_error};
 use crate::server::ServerCapabilities;
 
@@ -159,7 +160,6 @@ fn refuse(w: &mut Writer<'_>, id: Id<'_>, code: ErrorCode, message: &str) {
 /// Writes `{"jsonrpc":"2.0","id":…,"result":{}}`: the answer to `ping`, `logging/setLevel`
 /// and a subscription change.
 pub fn write_empty_result(w: &mut Writer<'_>, id: Id<'_>) {
-    w.raw(b"{\"jsonrpc\":\"2.0\",\"id\":");
-    id.write(w);
-    w.raw(b",\"result\":{}}");
+    emit::result(w, id);
+    w.raw(b"{}}");
 }

@@ -6,6 +6,7 @@ use super::version::LegacyVersion;
 use crate::json::{Object, Writer};
 use crate::protocol::ClientCapabilities;
 use crate::rpc::Id;
+use crate::rpc::emit;
 use crate::server::{Config, ServerCapabilities};
 
 /// Why `initialize` params were refused (always -32602, with this as the message).
@@ -57,9 +58,8 @@ pub fn write_initialize_result(
     config: &Config<'_>,
     capabilities: ServerCapabilities,
 ) {
-    w.raw(b"{\"jsonrpc\":\"2.0\",\"id\":");
-    id.write(w);
-    w.raw(b",\"result\":{\"protocolVersion\":");
+    emit::result(w, id);
+    w.raw(b"{\"protocolVersion\":");
     w.str(session.version().name());
     w.raw(b",\"capabilities\":");
     capabilities.write(w);

@@ -9,6 +9,7 @@ use crate::protocol::{
     PROTOCOL_VERSION,
 };
 use crate::rpc::Request;
+use crate::rpc::emit;
 
 /// The `_meta` members the envelope writes: a legacy client's own are dropped, not doubled.
 const ENVELOPE_KEYS: [&str; 4] = [
@@ -27,9 +28,7 @@ const RETRY_KEYS: [&str; 2] = ["inputResponses", "requestState"];
 /// Its other `_meta` members (a `progressToken`, say) are kept, so progress notifications
 /// the handler sends reach the legacy client unchanged.
 pub fn lift_request(request: &Request<'_>, session: &Session, w: &mut Writer<'_>) {
-    w.raw(b"{\"jsonrpc\":\"2.0\",\"id\":");
-    request.id.write(w);
-    w.raw(b",\"method\":");
+    emit::request(w, request.id);
     w.json_str(request.method);
     w.raw(b",\"params\":{\"_meta\":{");
     let meta = request

@@ -8,6 +8,7 @@
 use super::bridge::write_missing_capabilities;
 use crate::json::{Limits, Object, Value, Writer};
 use crate::protocol::{ClientCapabilities, META_SERVER_INFO};
+use crate::rpc::emit;
 use crate::rpc::{ErrorCode, Id};
 
 /// Top-level result members that exist only in 2026-07-28.
@@ -64,9 +65,7 @@ pub fn settle(reply: &[u8], limits: &Limits, w: &mut Writer<'_>) -> Result<Settl
         return Ok(Settled::InputRequired);
     }
     let id = id.ok_or(NotAResponse)?;
-    w.raw(b"{\"jsonrpc\":\"2.0\",\"id\":");
-    id.write(w);
-    w.raw(b",\"result\":");
+    emit::result(w, id);
     write_legacy_result(w, result);
     w.raw(b"}");
     Ok(Settled::Final)

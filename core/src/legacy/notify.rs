@@ -3,6 +3,7 @@
 //! `subscriptions/listen` stream tagged with a subscription id.
 
 use crate::json::Writer;
+use crate::rpc::emit;
 use crate::server::{Event, ServerCapabilities};
 
 /// Writes `event` for a legacy session and returns whether it did: a list change only when
@@ -23,14 +24,15 @@ pub fn write_event(event: &Event<'_>, served: ServerCapabilities, w: &mut Writer
             "notifications/resources/list_changed"
         }
         Event::ResourceUpdated(uri) => {
-            w.raw(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/resources/updated\",\"params\":{\"uri\":");
+            emit::notification(w);
+            w.raw(b"\"notifications/resources/updated\",\"params\":{\"uri\":");
             w.str(uri);
             w.raw(b"}}");
             return true;
         }
         _ => return false,
     };
-    w.raw(b"{\"jsonrpc\":\"2.0\",\"method\":");
+    emit::notification(w);
     w.str(method);
     w.raw(b"}");
     true

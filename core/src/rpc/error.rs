@@ -50,14 +50,8 @@ pub fn write_error(
     message: &str,
     data: Option<&dyn Fn(&mut Writer<'_>)>,
 ) {
-    w.raw(b"{\"jsonrpc\":\"2.0\",\"id\":");
-    match id {
-        Some(id) => id.write(w),
-        None => {
-            w.null();
-        }
-    }
-    w.raw(b",\"error\":{\"code\":");
+    super::emit::error(w, id);
+    w.raw(b"{\"code\":");
     w.i64(i64::from(code.0));
     w.raw(b",\"message\":");
     w.str(message);

@@ -15,6 +15,7 @@ use super::verified::Verified;
 use super::{Config, Registry, RequestContext, Round, Tool, lists, uri_template};
 use crate::json::{BufferTooSmall, JsonStr, Key, Object, Value, Visitor, Writer};
 use crate::protocol::{self, MetaError, MetaFields, Method, SUPPORTED_VERSIONS};
+use crate::rpc::emit;
 use crate::rpc::{self, ErrorCode, Id, Incoming, Rejected, Request};
 use crate::schema::{NotedMembers, Plan};
 
@@ -607,9 +608,8 @@ enum Answer<'a> {
 impl Answer<'_> {
     fn write<A: Registry>(&self, w: &mut Writer<'_>, server: &Server<'_, A>, id: Id<'_>) {
         let config = &server.config;
-        w.raw(b"{\"jsonrpc\":\"2.0\",\"id\":");
-        id.write(w);
-        w.raw(b",\"result\":{");
+        emit::result(w, id);
+        w.raw(b"{");
         let cacheable = match self {
             Answer::Discover => {
                 lists::discover(w, config, server.app.capabilities());

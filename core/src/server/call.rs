@@ -10,6 +10,7 @@ use super::{
 use crate::json::{BufferTooSmall, JsonStr, Limits, Object, Value, Writer};
 use crate::protocol::META_SERVER_INFO;
 use crate::rpc::ErrorCode;
+use crate::rpc::emit;
 #[cfg(feature = "retry-prefix")]
 use crate::state::BindingPrefix;
 
@@ -509,9 +510,8 @@ fn close(ctx: &RequestContext<'_>, w: Writer<'_>) -> Result<usize, BufferTooSmal
 fn write_failure(w: &mut Writer<'_>, ctx: &RequestContext<'_>, e: Error, tool_errors: bool) {
     if e.kind == ErrorKind::Failure && tool_errors {
         w.rewind(0);
-        w.raw(b"{\"jsonrpc\":\"2.0\",\"id\":");
-        ctx.id.write(w);
-        w.raw(b",\"result\":{\"content\":[{\"type\":\"text\",\"text\":");
+        emit::result(w, ctx.id);
+        w.raw(b"{\"content\":[{\"type\":\"text\",\"text\":");
         w.str(e.message);
         w.raw(b"}],\"isError\":true,");
         write_trailer(w, ctx.config, false);

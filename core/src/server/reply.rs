@@ -13,6 +13,7 @@ use super::RequestContext;
 use super::notify::Notifier;
 use crate::json::{ArrayWriter, BufferTooSmall, JsonNumber, JsonStr, ObjectWriter, Writer};
 use crate::protocol::LogLevel;
+use crate::rpc::emit;
 use crate::rpc::{ErrorCode, Id, write_error};
 
 /// Marker: a reply to `tools/call`.
@@ -158,9 +159,8 @@ impl<'o, K> Reply<'o, K> {
         uri: Option<JsonStr<'o>>,
     ) -> Self {
         let mut w = Writer::new(out);
-        w.raw(b"{\"jsonrpc\":\"2.0\",\"id\":");
-        ctx.id.write(&mut w);
-        w.raw(b",\"result\":{");
+        emit::result(&mut w, ctx.id);
+        w.raw(b"{");
         Reply {
             w,
             ctx,
@@ -228,9 +228,8 @@ impl<'o, K> Reply<'o, K> {
         data: Option<impl FnOnce(&mut Writer<'o>)>,
     ) -> Done<'o> {
         self.w.rewind(0);
-        self.w.raw(b"{\"jsonrpc\":\"2.0\",\"id\":");
-        self.ctx.id.write(&mut self.w);
-        self.w.raw(b",\"error\":{\"code\":");
+        emit::error(&mut self.w, self.ctx.id);
+        self.w.raw(b"{\"code\":");
         self.w.i64(i64::from(code.0));
         self.w.raw(b",\"message\":");
         self.w.str_fmt(message);
@@ -265,7 +264,8 @@ impl<'o, K> Reply<'o, K> {
             return Ok(());
         };
         let mut n = self.w.tail();
-        n.raw(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":");
+        emit::notification(&mut n);
+        n.raw(b"\"notifications/progress\",\"params\":");
         n.object(|p| {
             p.value("progressToken", token);
             p.key("progress").number(progress);
@@ -299,7 +299,8 @@ impl<'o, K> Reply<'o, K> {
             return Ok(());
         }
         let mut n = self.w.tail();
-        n.raw(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":");
+        emit::notification(&mut n);
+        n.raw(b"\"notifications/message\",\"params\":");
         n.object(|p| {
             p.str("level", level.name());
             if let Some(logger) = logger {

@@ -10,6 +10,7 @@ use super::{ServerCapabilities, ServerInfo};
 use crate::json::{Array, Object, Writer};
 use crate::protocol::META_SERVER_INFO;
 use crate::rpc::Id;
+use crate::rpc::emit;
 
 /// Something that changed on the server.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -134,7 +135,8 @@ impl<'a> Subscription<'a> {
 
     /// Writes `notifications/subscriptions/acknowledged`, the stream's first message.
     pub fn write_acknowledged(&self, w: &mut Writer<'_>) {
-        w.raw(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/subscriptions/acknowledged\",\"params\":{");
+        emit::notification(w);
+        w.raw(b"\"notifications/subscriptions/acknowledged\",\"params\":{");
         self.meta(w);
         w.raw(b",\"notifications\":");
         self.filter.write(w);
@@ -149,7 +151,7 @@ impl<'a> Subscription<'a> {
             Event::ResourcesListChanged => "notifications/resources/list_changed",
             Event::ResourceUpdated(_) => "notifications/resources/updated",
         };
-        w.raw(b"{\"jsonrpc\":\"2.0\",\"method\":");
+        emit::notification(w);
         w.str(method);
         w.raw(b",\"params\":{");
         self.meta(w);
@@ -179,9 +181,8 @@ impl<'a> Subscription<'a> {
     /// Writes the response that ends the subscription gracefully (e.g. at shutdown). Like
     /// every result it names the server in `_meta`, beside the subscription id.
     pub fn write_closed(&self, w: &mut Writer<'_>) {
-        w.raw(b"{\"jsonrpc\":\"2.0\",\"id\":");
-        self.id.write(w);
-        w.raw(b",\"result\":{\"resultType\":\"complete\",\"_meta\":{");
+        emit::result(w, self.id);
+        w.raw(b"{\"resultType\":\"complete\",\"_meta\":{");
         w.str(META_SERVER_INFO);
         w.raw(b":");
         self.info.write(w);

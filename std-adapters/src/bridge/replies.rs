@@ -34,9 +34,6 @@ pub(crate) fn error_reply(message: &[u8], code: ErrorCode, text: &str) -> Vec<u8
             buf.truncate(n);
             buf
         }
-        Err(_) => {
-            br#"{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"Internal error"}}"#
-                .to_vec()
-        }
+        Err(_) => snodo_core::envelope!(null_error: -32603, "Internal error").to_vec(),
     }
 }

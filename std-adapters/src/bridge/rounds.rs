@@ -147,7 +147,11 @@ pub(crate) struct Known {
 }
 
 /// The request the bridge asks the device with.
-const DISCOVER: &[u8] = br#"{"jsonrpc":"2.0","id":"snodo-bridge/discover","method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+const DISCOVER: &[u8] = snodo_core::envelope!(
+    request: r#""snodo-bridge/discover""#,
+    "server/discover",
+    r#"{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}"#
+);
 
 impl Known {
     /// Asks the device its `server/discover`.

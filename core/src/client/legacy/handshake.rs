@@ -3,10 +3,11 @@
 use super::super::{ClientCapabilities, ClientConfig, ClientError};
 use crate::json::{Limits, Object, Writer, parse};
 use crate::legacy::LegacyVersion;
+use crate::rpc::emit;
 
 /// The `notifications/initialized` notification, sent once the server's
 /// `InitializeResult` is read.
-pub const INITIALIZED: &[u8] = br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+pub const INITIALIZED: &[u8] = crate::envelope!(notification: "notifications/initialized");
 
 /// Writes the `initialize` request with `id`: the newest legacy version, `capabilities`
 /// (those of the installed handlers) and the client's info. Returns its length.
@@ -17,9 +18,8 @@ pub fn write_initialize(
     out: &mut [u8],
 ) -> Result<usize, ClientError> {
     let mut w = Writer::new(out);
-    w.raw(b"{\"jsonrpc\":\"2.0\",\"id\":");
-    w.i64(id);
-    w.raw(b",\"method\":\"initialize\",\"params\":");
+    emit::request(&mut w, id);
+    w.raw(b"\"initialize\",\"params\":");
     w.object(|o| {
         o.str("protocolVersion", LegacyVersion::LATEST.name());
         capabilities.write(o.key("capabilities"));

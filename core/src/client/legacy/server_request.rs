@@ -4,6 +4,7 @@ use super::super::answer::check_answer;
 use super::super::input::read_input_request;
 use super::super::{Abort, Answer, Answered, ClientError, InputRequest};
 use crate::json::{JsonStr, Value, Writer};
+use crate::rpc::emit;
 
 /// JSON-RPC code for a request the client does not serve (an unknown method, or an input
 /// kind without a handler, whose capability was never declared).
@@ -63,9 +64,7 @@ pub fn write_reply(
     answer: impl FnOnce(&InputRequest<'_>, Answer<'_, '_>) -> Result<Answered, Abort>,
 ) -> Result<usize, ClientError> {
     let mut w = Writer::new(out);
-    w.raw(b"{\"jsonrpc\":\"2.0\",\"id\":");
-    w.value(id);
-    w.raw(b",\"result\":");
+    emit::result(&mut w, id);
     match request {
         ServerRequest::Ping => {
             w.raw(b"{}");
@@ -104,12 +103,7 @@ pub fn write_refusal(
     out: &mut [u8],
 ) -> Result<usize, ClientError> {
     let mut w = Writer::new(out);
-    w.raw(b"{\"jsonrpc\":\"2.0\",\"id\":");
-    match id {
-        Some(id) => w.value(id),
-        None => w.null(),
-    };
-    w.raw(b",\"error\":");
+    emit::error(&mut w, id);
     w.object(|o| {
         o.i64("code", code).str("message", message);
     });

@@ -131,9 +131,8 @@ pub fn write_refused(
 /// Writes `notifications/cancelled` for the bridged request `id`: sent when the bridge stops
 /// waiting for it (a timeout, or the client cancelled the request it belongs to).
 pub fn write_cancelled(w: &mut Writer<'_>, id: BridgeId, reason: &str) {
-    w.raw(
-        b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":",
-    );
+    crate::rpc::emit::notification(w);
+    w.raw(b"\"notifications/cancelled\",\"params\":{\"requestId\":");
     id.write(w);
     w.raw(b",\"reason\":");
     w.str(reason);

@@ -29,3 +29,9 @@ impl BridgeId {
         w.str_fmt(format_args!("{PREFIX}{}", self.0));
     }
 }
+
+impl crate::rpc::emit::WireId for BridgeId {
+    fn emit(&self, w: &mut Writer<'_>) {
+        self.write(w);
+    }
+}

@@ -9,6 +9,7 @@ use crate::legacy::lift::copy_members;
 use crate::legacy::lower::is_input_required;
 use crate::legacy::response::{ClientResponse, Outcome};
 use crate::legacy::{LegacyVersion, Session};
+use crate::rpc::emit;
 use crate::rpc::{Incoming, Request};
 
 /// Bounds of the bridge.
@@ -204,9 +205,7 @@ impl<const N: usize> Leg<N> {
         let request = input_requests(result)
             .nth(index)
             .ok_or(BridgeError::Misuse("the reply is not the leg's"))??;
-        w.raw(b"{\"jsonrpc\":\"2.0\",\"id\":");
-        id.write(w);
-        w.raw(b",\"method\":");
+        emit::request(w, id);
         w.str(request.kind().method());
         match request.ask {
             Ask::Form(form) => {
@@ -369,9 +368,7 @@ impl<const N: usize> Leg<N> {
 }
 
 fn write_request_head(w: &mut Writer<'_>, request: &Request<'_>) {
-    w.raw(b"{\"jsonrpc\":\"2.0\",\"id\":");
-    request.id.write(w);
-    w.raw(b",\"method\":");
+    emit::request(w, request.id);
     w.json_str(request.method);
 }
 

@@ -49,7 +49,7 @@ pub fn reply_error_code(reply: &[u8]) -> Option<ErrorCode> {
 
 /// `Some(code)` when `reply` is laid out as the core writes responses, `None` otherwise.
 fn error_code_by_layout(reply: &[u8]) -> Option<Option<ErrorCode>> {
-    let rest = reply.strip_prefix(b"{\"jsonrpc\":\"2.0\",\"id\":")?;
+    let rest = reply.strip_prefix(crate::rpc::emit::RESPONSE_PREFIX)?;
     let id_len = match rest.first()? {
         b'"' => {
             let mut i = 1;
