@@ -14,7 +14,7 @@ use std::io;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, PoisonError};
 
-use snodo_core::json::Writer;
+use snodo_core::json::{BufferTooSmall, Writer};
 use snodo_core::server::Notifier;
 use tokio::io::{AsyncWrite, AsyncWriteExt};
 use tokio::sync::{Notify, Semaphore};
@@ -166,6 +166,20 @@ impl Output {
         }
     }
 
+    /// Writes one message into `out` and queues it, or says how large `out` must be.
+    async fn send_if_fits(
+        &self,
+        out: &mut [u8],
+        write: impl FnOnce(&mut Writer<'_>),
+    ) -> Result<Result<(), BufferTooSmall>, Closed> {
+        let mut w = Writer::new(out);
+        write(&mut w);
+        match w.finish() {
+            Ok(len) => self.send(&out[..len]).await.map(Ok),
+            Err(too_small) => Ok(Err(too_small)),
+        }
+    }
+
     /// Writes one message into `out` and queues it (a message too large for `out` is
     /// dropped with a warning).
     pub(crate) async fn send_written(
@@ -173,15 +187,10 @@ impl Output {
         out: &mut [u8],
         write: impl FnOnce(&mut Writer<'_>),
     ) -> Result<(), Closed> {
-        let mut w = Writer::new(out);
-        write(&mut w);
-        match w.finish() {
-            Ok(len) => self.send(&out[..len]).await,
-            Err(too_small) => {
-                tracing::warn!(required = too_small.required, "notification too large");
-                Ok(())
-            }
+        if let Err(too_small) = self.send_if_fits(out, write).await? {
+            tracing::warn!(required = too_small.required, "notification too large");
         }
+        Ok(())
     }
 
     /// Writes one message into `out`, grown to what it needs up to `most` bytes, and queues
@@ -192,19 +201,14 @@ impl Output {
         most: usize,
         write: impl Fn(&mut Writer<'_>),
     ) -> Result<(), Closed> {
-        let mut w = Writer::new(out);
-        write(&mut w);
-        match w.finish() {
-            Ok(len) => self.send(&out[..len]).await,
-            Err(too_small) if too_small.required <= most => {
-                out.resize(too_small.required, 0);
-                self.send_written(out, write).await
-            }
-            Err(too_small) => {
-                tracing::warn!(required = too_small.required, "notification too large");
-                Ok(())
-            }
+        let Err(too_small) = self.send_if_fits(out, &write).await? else {
+            return Ok(());
+        };
+        if too_small.required <= most {
+            out.resize(too_small.required, 0);
         }
+        // Written again, into the grown buffer (or refused, when it may not grow).
+        self.send_written(out, write).await
     }
 }
 
