@@ -31,7 +31,7 @@
 //!
 //! [`server::Server::drive`] is the one driver of the whole round, bytes in to bytes out: the
 //! caller gives it a [`server::Runner`] that runs the handler its way (at once, as a future,
-//! cancellable) and a [`server::Dialect`] (the hook where the 2025-11-25 dialect plugs in).
+//! cancellable); a 2025-11-25 request is lifted into such rounds by the legacy dialect.
 //! [`server::Server::handle`] is its synchronous twin for a [`server::Handler`] (the same steps,
 //! no future); the host adapters and the serial loop are thin callers of the two. A call that must outlive the
 //! reader's borrow of its bytes keeps a `Copy` [`server::CallHandle`] instead of being

@@ -10,8 +10,8 @@
 
 use snodo_core::json::{Limits, parse};
 use snodo_core::server::{
-    Call, Config, Dialect, Done, Error, Handled, Handler, Registry, Round, Runner, Server, Tool,
-    ToolCall, ToolReply,
+    Call, Config, Done, Error, Handled, Handler, Registry, Round, Runner, Server, Tool, ToolCall,
+    ToolReply,
 };
 use snodo_core::state::{
     Binding, Keys, MAX_TOKEN_LEN, OPEN_SCRATCH_LEN, Principal, StateOptions, seal,
@@ -101,8 +101,7 @@ fn round(
         Driver::Handle => server.handle(text.as_bytes(), round, &mut out, None),
         Driver::Drive => {
             let mut runner = Inline;
-            let driving =
-                server.drive(Dialect::Mrtr, text.as_bytes(), round, &mut out, &mut runner);
+            let driving = server.drive(text.as_bytes(), round, &mut out, &mut runner);
             match pin!(driving).poll(&mut Context::from_waker(Waker::noop())) {
                 Poll::Ready(Some(handled)) => handled,
                 other => panic!("{other:?}"),

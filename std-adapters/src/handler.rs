@@ -19,7 +19,7 @@ use std::panic::AssertUnwindSafe;
 use snodo_core::json::BufferTooSmall;
 use snodo_core::rpc::Id;
 use snodo_core::server::{
-    Call, Completion, CompletionReply, Dialect, Done, Error, Handled, Handler, Notifier, PromptGet,
+    Call, Completion, CompletionReply, Done, Error, Handled, Handler, Notifier, PromptGet,
     PromptReply, Registry, ResourceRead, ResourceReply, Round, Runner, Server, ToolCall, ToolReply,
 };
 
@@ -140,7 +140,7 @@ pub async fn handle<'a, A: AsyncHandler>(
         app: server.app(),
         notifier,
     };
-    let driven = server.drive(Dialect::Mrtr, input, round, out, &mut runner);
+    let driven = server.drive(input, round, out, &mut runner);
     // This runner never gives a call up.
     driven.await.unwrap_or(Ok(Handled::Silent))
 }

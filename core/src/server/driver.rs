@@ -9,20 +9,6 @@ use core::future::Future;
 use super::{Accepted, Call, Done, Error, Handled, Handler, Notifier, Registry, Round, Server};
 use crate::json::BufferTooSmall;
 
-/// The dialect a round's message is read in: one message in, one reply out. The 2025-11-25
-/// dialect is not a variant here, because a legacy request's round is not one exchange: it
-/// spans modern rounds and requests to the client, awaited between them. Its driver is
-/// [`legacy::drive`](crate::legacy::drive), which runs each of those modern rounds (through
-/// its [`Link`](crate::legacy::Link), with this driver on a host) and owns the rest.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-#[non_exhaustive]
-pub enum Dialect {
-    /// Protocol 2026-07-28: every request carries its `_meta` envelope; MRTR.
-    #[default]
-    Mrtr,
-}
-
 /// How a caller of [`Server::drive`] runs the application's handler for a call.
 pub trait Runner {
     /// Starts the reply for `call` in `out` and runs the handler for it: its outcome, or
@@ -52,8 +38,23 @@ macro_rules! call_or_return {
     };
 }
 
+/// Rebinds `$call` to the call carrying its retry's binding prefix, absorbed once here for
+/// the state's open and its seal. A macro so that the prefix and the copy of the call live
+/// in the round's own frame, bound apart rather than as a tuple (which was built beside the
+/// prefix and then copied: 152 bytes).
+macro_rules! with_retry_prefix {
+    ($call:ident) => {
+        #[cfg(feature = "retry-prefix")]
+        let prefix = $call.context().retry_prefix();
+        #[cfg(feature = "retry-prefix")]
+        let mut prefixed = None;
+        #[cfg(feature = "retry-prefix")]
+        let $call = $call.prefixed(prefix.as_ref(), &mut prefixed);
+    };
+}
+
 impl<A: Registry> Server<'_, A> {
-    /// One round in `dialect`: accepts `input`, runs the handler through `runner` when the
+    /// One round of a 2026-07-28 message: accepts `input`, runs the handler through `runner` when the
     /// message is a call, and completes the reply in `out`. `Err` when the reply does not fit
     /// `out` (answer it with [`Server::write_too_large`]); `None` when `runner` gave the call
     /// up: send nothing.
@@ -62,13 +63,11 @@ impl<A: Registry> Server<'_, A> {
     /// future (whose frame would stay on a device's stack while the handler runs).
     pub async fn drive<'a, R: Runner>(
         &'a self,
-        dialect: Dialect,
         input: &'a [u8],
         round: Round<'a>,
         out: &mut [u8],
         runner: &mut R,
     ) -> Option<Result<Handled<'a>, BufferTooSmall>> {
-        let Dialect::Mrtr = dialect;
         let accepted = self.accept(input, round, out);
         let call = call_or_return!(accepted, Some);
         let replied = self.complete(call, out, runner).await?;
@@ -94,14 +93,7 @@ impl<A: Registry> Server<'_, A> {
         out: &mut [u8],
         runner: &mut R,
     ) -> Option<Result<usize, BufferTooSmall>> {
-        // A retry's binding, absorbed once for its open and its seal; bound apart, not as a
-        // tuple, which was built beside the prefix and then copied (152 bytes).
-        #[cfg(feature = "retry-prefix")]
-        let prefix = call.context().retry_prefix();
-        #[cfg(feature = "retry-prefix")]
-        let mut prefixed = None;
-        #[cfg(feature = "retry-prefix")]
-        let call = call.prefixed(prefix.as_ref(), &mut prefixed);
+        with_retry_prefix!(call);
         let outcome = runner.run(call, out).await?;
         Some(call.finish_in_place(outcome).len(out))
     }
@@ -120,14 +112,7 @@ impl<A: Handler> Server<'_, A> {
     ) -> Result<Handled<'a>, BufferTooSmall> {
         let accepted = self.accept(input, round, out);
         let call = call_or_return!(accepted, core::convert::identity);
-        // A retry's binding, absorbed once for its open and its seal; bound apart, not as a
-        // tuple, which was built beside the prefix and then copied (152 bytes).
-        #[cfg(feature = "retry-prefix")]
-        let prefix = call.context().retry_prefix();
-        #[cfg(feature = "retry-prefix")]
-        let mut prefixed = None;
-        #[cfg(feature = "retry-prefix")]
-        let call = call.prefixed(prefix.as_ref(), &mut prefixed);
+        with_retry_prefix!(call);
         // The driver's `complete` with its one await resolved here: a synchronous handler is
         // done when it returns. Not through the future, whose frame and copy of the outcome
         // would stay on the device's stack while the handler runs.

@@ -14,8 +14,8 @@
 //!    `Done` carries; [`Finished::len`] gives its length (writing a handler's error first).
 //!
 //! [`Server::drive`] does all three, bytes in to bytes out, for every caller: it runs the
-//! handler through the caller's [`Runner`] (a cancellable future on a host), in a
-//! [`Dialect`]; [`Server::handle`] takes the same steps for a synchronous [`Handler`]. Nothing of a round outlives it: the
+//! handler through the caller's [`Runner`] (a cancellable future on a host);
+//! [`Server::handle`] takes the same steps for a synchronous [`Handler`]. Nothing of a round outlives it: the
 //! server keeps no state between rounds. A [`CallHandle`] (`Copy`, `'static`) lets a task
 //! that outlives the reader borrow the call again from a copy of its bytes.
 
@@ -73,7 +73,7 @@ pub use call_handle::CallHandle;
 pub use config::{CacheScope, Config, ListChanged, ServerCapabilities, ServerInfo};
 pub use context::{Principal, RequestContext, Round};
 pub use definitions::{DefinitionError, Refused};
-pub use driver::{Dialect, Runner};
+pub use driver::Runner;
 pub use error::{Error, ErrorKind, INVALID_STATE};
 pub use handler::{Handled, Handler};
 pub use input_required::InputRequired;

@@ -61,7 +61,7 @@ use snodo_core::json::BufferTooSmall;
 use snodo_core::legacy::{RequestHandle, write_initialize_result};
 use snodo_core::rpc::{self, ErrorCode};
 use snodo_core::server::{
-    Call, Dialect, Done, Error, Handled, Round, Runner, Server, Subscription, SubscriptionSpans,
+    Call, Done, Error, Handled, Round, Runner, Server, Subscription, SubscriptionSpans,
 };
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::{broadcast, oneshot, watch};
@@ -511,9 +511,7 @@ impl<A: AsyncHandler + 'static> Session<A> {
                 notifier: Some(&mut notifier),
             },
         };
-        let driven = self
-            .server
-            .drive(Dialect::Mrtr, line, round, out, &mut runner);
+        let driven = self.server.drive(line, round, out, &mut runner);
         match driven.await {
             Some(Ok(Handled::Reply(len))) => self.output.send(&out[..len]).await,
             Some(Ok(Handled::Listen(subscription))) => {
