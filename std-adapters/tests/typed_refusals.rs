@@ -4,8 +4,9 @@
 
 use schemars::JsonSchema;
 use serde::Deserialize;
+use snodo_std::CheckError;
 use snodo_std::typed::{
-    Cx, Flow, Form, NoArgs, Sampling, Stop, UrlConsent, questions, server, tool,
+    Cx, Flow, Form, NoArgs, Sampling, Stop, ToolEntry, UrlConsent, questions, server, tool,
 };
 
 #[derive(Deserialize, JsonSchema)]
@@ -49,20 +50,14 @@ async fn asks_unlisted(_: NoArgs, cx: Cx<'_>) -> Result<&'static str, Stop> {
 
 #[test]
 fn a_listed_form_outside_the_flat_subset_is_refused_naming_the_tool_key_and_field() {
-    let refused = server("s", "1.0")
-        .tool(tool("nested").asks(&NOT_FLAT).run(never_runs))
-        .build()
-        .unwrap_err();
+    let refused = refusal(tool("nested").asks(&NOT_FLAT).run(never_runs));
     assert_eq!(refused.name, "nested");
     assert!(refused.problem.contains("form"), "{refused}");
     assert!(
         refused.problem.contains("question `nested`, field `inner`"),
         "{refused}"
     );
-    let refused = server("s", "1.0")
-        .tool(tool("mixed").asks(&MIXED).run(never_runs))
-        .build()
-        .unwrap_err();
+    let refused = refusal(tool("mixed").asks(&MIXED).run(never_runs));
     assert_eq!(refused.name, "mixed");
     assert!(
         refused.problem.contains("question `mixed`, field `deep`"),
@@ -72,10 +67,7 @@ fn a_listed_form_outside_the_flat_subset_is_refused_naming_the_tool_key_and_fiel
 
 #[test]
 fn an_unlisted_question_is_refused_at_build_naming_its_static_line_key_and_field() {
-    let refused = server("s", "1.0")
-        .tool(tool("asks_unlisted").run(asks_unlisted))
-        .build()
-        .unwrap_err();
+    let refused = refusal(tool("asks_unlisted").run(asks_unlisted));
     let block = line_of("questions! {");
     assert_eq!(
         refused.name,
@@ -90,10 +82,7 @@ fn an_unlisted_question_is_refused_at_build_naming_its_static_line_key_and_field
 
 #[test]
 fn a_server_that_asks_nothing_is_refused_too_so_no_bad_question_reaches_a_client() {
-    let refused = server("s", "1.0")
-        .tool(tool("quiet").run(never_runs))
-        .build()
-        .unwrap_err();
+    let refused = refusal(tool("quiet").run(never_runs));
     assert!(
         refused.name.starts_with("NOT_FLAT (questions! at"),
         "{refused}"
@@ -102,18 +91,17 @@ fn a_server_that_asks_nothing_is_refused_too_so_no_bad_question_reaches_a_client
 
 #[test]
 fn url_consent_and_sampling_are_checked_when_listed() {
-    let refused = server("s", "1.0")
-        .tool(tool("page").asks(&LOCAL_FILE).run(never_runs))
-        .build()
-        .unwrap_err();
+    let refused = refusal(tool("page").asks(&LOCAL_FILE).run(never_runs));
     assert_eq!(refused.name, "page");
     assert!(refused.problem.contains("question `page`"), "{refused}");
-    let refused = server("s", "1.0")
-        .tool(tool("idea").asks(&NO_MESSAGES).run(never_runs))
-        .build()
-        .unwrap_err();
+    let refused = refusal(tool("idea").asks(&NO_MESSAGES).run(never_runs));
     assert_eq!(refused.name, "idea");
     assert!(refused.problem.contains("question `idea`"), "{refused}");
+}
+
+/// Why a server of this one tool refuses to build.
+fn refusal(tool: ToolEntry) -> CheckError {
+    server("s", "1.0").tool(tool).build().unwrap_err()
 }
 
 /// The line of this file that starts with `prefix` (after indentation), counted from 1.
