@@ -23,8 +23,19 @@ echo "supply chain: cargo deny check ${checks[*]}"
 cargo deny --log-level error --locked check --hide-inclusion-graph "${checks[@]}"
 
 echo "supply chain: cargo publish --dry-run (snodo-core, snodo-std)"
+# Cargo verifies snodo-std against the packaged snodo-core through a local overlay registry,
+# and treats a registry crate as immutable: its extracted source
+# ($CARGO_HOME/registry/src/-<hash of the overlay's path>/, a leading dash, never crates.io's)
+# and its compiled library are keyed by name and version only, so a copy left by an earlier run
+# from the same checkout path would be built instead of this tree's. Both are removed first; the
+# dry run has its own target directory, so the rest of its build stays cached.
+publish_target=target/publish-check
+rm -rf "${CARGO_HOME:-$HOME/.cargo}"/registry/src/-*/snodo-* \
+  "${CARGO_HOME:-$HOME/.cargo}"/registry/cache/-*/snodo-*
+find "$publish_target" -name '*snodo*' -prune -exec rm -rf {} + 2>/dev/null || true
 # --allow-dirty: CI's clone is clean; a developer's tree need not be for a dry run.
-cargo publish --dry-run --locked --allow-dirty --quiet -p snodo-core -p snodo-std
+cargo publish --dry-run --locked --allow-dirty --quiet --target-dir "$publish_target" \
+  -p snodo-core -p snodo-std
 
 echo "supply chain: docs as docs.rs builds them"
 for crate in snodo-core snodo-std; do
