@@ -346,3 +346,41 @@ fn a_legacy_host_over_http_switches_a_relay_answering_on_the_posts_stream() {
     );
     stop(&mut device);
 }
+
+/// The bridge's HTTP side runs on the server's own listener, so `SIGTERM` drains it as it
+/// drains a server: a legacy session's open `GET` stream ends, the bridge exits successfully,
+/// and it accepts no connection after that.
+#[test]
+fn sigterm_drains_the_http_bridge_and_ends_the_session_streams() {
+    use nix::sys::signal::{Signal, kill};
+    use nix::unistd::Pid;
+
+    let pty = Pty::open();
+    let mut device = start_device(&pty, "line");
+    let mut bridge = HttpBridge::start(&pty, "line");
+    let opened = bridge.legacy("POST", Some(&initialize(json!({}))), None);
+    assert_eq!(opened.status, 200);
+    let session = opened
+        .header("mcp-session-id")
+        .expect("initialize names the session")
+        .to_owned();
+    let mut stream = bridge.legacy("GET", None, Some(&session));
+    assert_eq!(stream.status, 200);
+
+    let pid = i32::try_from(bridge.child.id()).expect("a pid");
+    kill(Pid::from_raw(pid), Signal::SIGTERM).expect("the signal is sent");
+    assert!(
+        stream.next_message().is_none(),
+        "the session's stream ends at the drain"
+    );
+    let status = bridge.child.wait().expect("the bridge exits");
+    assert!(
+        status.success(),
+        "a drained bridge exits with 0, not {status}"
+    );
+    assert!(
+        std::net::TcpStream::connect(&bridge.addr).is_err(),
+        "nothing listens after the drain"
+    );
+    stop(&mut device);
+}

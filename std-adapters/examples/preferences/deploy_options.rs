@@ -104,7 +104,7 @@ impl DeployOptions {
         self,
         config: HttpConfig,
         service: impl FnOnce(HttpConfig) -> McpService<A>,
-    ) -> io::Result<HttpListener<A>> {
+    ) -> io::Result<HttpListener<McpService<A>>> {
         let refuse = |problem: String| io::Error::new(io::ErrorKind::InvalidInput, problem);
         let mut config = config;
         if let Some(idle) = self.legacy_idle {
@@ -240,20 +240,20 @@ fn allow_resource_host(config: HttpConfig, resource: &str) -> Result<HttpConfig,
 
 #[cfg(feature = "tls")]
 fn with_tls<A: AsyncHandler + 'static>(
-    listener: HttpListener<A>,
+    listener: HttpListener<McpService<A>>,
     cert: &std::path::Path,
     key: &std::path::Path,
-) -> io::Result<HttpListener<A>> {
+) -> io::Result<HttpListener<McpService<A>>> {
     let tls = snodo_std::http::TlsConfig::from_pem_files(cert, key)?;
     Ok(listener.with_tls(tls))
 }
 
 #[cfg(not(feature = "tls"))]
 fn with_tls<A: AsyncHandler + 'static>(
-    _: HttpListener<A>,
+    _: HttpListener<McpService<A>>,
     _: &std::path::Path,
     _: &std::path::Path,
-) -> io::Result<HttpListener<A>> {
+) -> io::Result<HttpListener<McpService<A>>> {
     Err(io::Error::new(
         io::ErrorKind::InvalidInput,
         "this build has no TLS: build with feature `tls`",

@@ -21,7 +21,7 @@
 //! (in both eras) before it is relayed or taken by its session, and legacy sessions are
 //! bound to the token's subject. The device is not told the subject.
 
-use std::convert::Infallible;
+use std::future::Future;
 use std::io;
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -29,12 +29,8 @@ use std::sync::Arc;
 use bytes::Bytes;
 use http::{Request, Response, StatusCode};
 use hyper::body::Incoming;
-use hyper::server::conn::http1;
-use hyper::service::service_fn;
-use hyper_util::rt::{TokioIo, TokioTimer};
 use snodo_core::json::Limits;
 use snodo_core::rpc::{self, Incoming as Message};
-use tokio::net::TcpListener;
 use tokio::sync::mpsc;
 
 use snodo_core::legacy::{EraSupport, HttpRoute};
@@ -44,7 +40,6 @@ use super::device::{Answer, Device, DeviceError};
 use super::replies::{error_reply, failure_reply};
 use super::rounds::DeviceBackend;
 use crate::buffers::{BufferPool, KEEP_IDLE};
-use crate::http::HttpConfig;
 use crate::http::admission;
 use crate::http::admission::Admitted;
 use crate::http::body::{Exchange, McpBody, Out, Work, sse_event};
@@ -52,7 +47,9 @@ use crate::http::body::{empty, event_stream, json};
 use crate::http::grant;
 use crate::http::headers;
 use crate::http::in_flight::InFlight;
+use crate::http::listener::sealed::Sealed;
 use crate::http::service::{read_body, refused, status_of};
+use crate::http::{Endpoint, HttpConfig, HttpListener};
 use crate::legacy::http::{self as legacy, Backend};
 use crate::legacy::sessions::Sessions;
 
@@ -72,7 +69,7 @@ struct LegacySide {
     backend: DeviceBackend,
     sessions: Sessions,
     in_flight: Arc<InFlight>,
-    /// Never set: the bridge's session streams end with their sessions.
+    /// Set when the listener shuts down: every session's `GET` stream ends.
     closing: watch::Sender<bool>,
 }
 
@@ -315,45 +312,33 @@ fn failure_status(error: &DeviceError) -> StatusCode {
     }
 }
 
+impl Sealed for BridgeService {}
+
+impl Endpoint for BridgeService {
+    fn config(&self) -> &HttpConfig {
+        &self.config
+    }
+
+    fn answer(&self, request: Request<Incoming>) -> impl Future<Output = Response<McpBody>> + Send {
+        self.handle(request)
+    }
+
+    /// Ends the legacy sessions' `GET` streams.
+    fn close_streams(&self) {
+        self.legacy.closing.send_replace(true);
+    }
+}
+
 /// Binds `config.addr` and serves the bridge until the process ends; `bound` is told the
-/// address (with the port the system picked for port 0) before the first connection.
+/// address (with the port the system picked for port 0) before the first connection. The
+/// listener is the server's own ([`HttpListener`]): for TLS or a graceful shutdown, bind
+/// `HttpListener::bind_service(BridgeService::new(device, config))` and use its handles.
 pub async fn serve_http(
     device: Device,
     config: HttpConfig,
     bound: impl FnOnce(SocketAddr),
 ) -> io::Result<()> {
-    let listener = TcpListener::bind(config.addr).await?;
+    let listener = HttpListener::bind_service(BridgeService::new(device, config)).await?;
     bound(listener.local_addr()?);
-    let service = BridgeService::new(device, config.clone());
-    let slots = Arc::new(tokio::sync::Semaphore::new(config.max_connections.max(1)));
-    let mut http = http1::Builder::new();
-    http.timer(TokioTimer::new())
-        .header_read_timeout(config.header_read_timeout)
-        .keep_alive(true);
-    loop {
-        let Ok(slot) = Arc::clone(&slots).acquire_owned().await else {
-            return Ok(());
-        };
-        let (stream, peer) = match listener.accept().await {
-            Ok(accepted) => accepted,
-            Err(e) => {
-                tracing::warn!("accept failed: {e}");
-                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-                continue;
-            }
-        };
-        let _ = stream.set_nodelay(true);
-        let per_connection = service.clone();
-        let hyper_service = service_fn(move |request: Request<Incoming>| {
-            let service = per_connection.clone();
-            async move { Ok::<_, Infallible>(service.handle(request).await) }
-        });
-        let connection = http.serve_connection(TokioIo::new(stream), hyper_service);
-        tokio::spawn(async move {
-            if let Err(e) = connection.await {
-                tracing::debug!(%peer, "connection ended: {e}");
-            }
-            drop(slot);
-        });
-    }
+    listener.serve().await
 }

@@ -1,6 +1,8 @@
 //! The TCP side: accepting connections within a bound, serving HTTP/1.1 on each with a header
-//! read timeout, and shutting down gracefully.
+//! read timeout, and shutting down gracefully; written once for every [`Endpoint`] (the
+//! server's [`McpService`], and the serial bridge's `BridgeService`).
 
+use std::future::Future;
 use std::io;
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -16,16 +18,59 @@ use tokio::net::TcpListener;
 use tokio::sync::{Semaphore, watch};
 use tokio::task::JoinSet;
 
+use super::body::McpBody;
 use super::config::HttpConfig;
 use super::service::McpService;
 use crate::handler::AsyncHandler;
 
-/// A bound Streamable HTTP listener. [`serve`](Self::serve) runs it until a
-/// [`ShutdownHandle`] asks it to stop.
+/// What a listener serves on every connection: the MCP endpoint of a server in this
+/// process ([`McpService`]) or of a device behind the serial bridge (`BridgeService`, feature
+/// `bridge`). Implemented by those two; the listener's connection bound, timeouts, TLS and
+/// graceful shutdown are the same for both.
+pub trait Endpoint: Clone + Send + Sync + 'static + sealed::Sealed {
+    /// The configuration (address, connection bound, timeouts, grace).
+    fn config(&self) -> &HttpConfig;
+
+    /// Answers one HTTP request.
+    fn answer(
+        &self,
+        request: hyper::Request<Incoming>,
+    ) -> impl Future<Output = hyper::Response<McpBody>> + Send;
+
+    /// Ends the endpoint's long-lived streams with their closing response (at shutdown).
+    fn close_streams(&self);
+}
+
+pub(crate) mod sealed {
+    /// Only this crate's endpoints run under its listener.
+    pub trait Sealed {}
+}
+
+impl<A> sealed::Sealed for McpService<A> {}
+
+impl<A: AsyncHandler + 'static> Endpoint for McpService<A> {
+    fn config(&self) -> &HttpConfig {
+        McpService::config(self)
+    }
+
+    fn answer(
+        &self,
+        request: hyper::Request<Incoming>,
+    ) -> impl Future<Output = hyper::Response<McpBody>> + Send {
+        self.handle(request)
+    }
+
+    fn close_streams(&self) {
+        McpService::close_streams(self);
+    }
+}
+
+/// A bound Streamable HTTP listener for an [`Endpoint`]. [`serve`](Self::serve) runs it
+/// until a [`ShutdownHandle`] asks it to stop.
 #[derive(Debug)]
-pub struct HttpListener<A: 'static> {
+pub struct HttpListener<E> {
     listener: TcpListener,
-    service: McpService<A>,
+    service: E,
     stop: watch::Sender<bool>,
     #[cfg(feature = "tls")]
     tls: Option<super::tls::TlsConfig>,
@@ -45,16 +90,18 @@ impl ShutdownHandle {
     }
 }
 
-impl<A: AsyncHandler + 'static> HttpListener<A> {
+impl<A: AsyncHandler + 'static> HttpListener<McpService<A>> {
     /// Binds [`HttpConfig::addr`] for `server`, with anonymous callers and no change events
     /// ([`serve_http`](crate::serve_http) does this and starts the runtime too).
     pub async fn bind(server: Arc<Server<'static, A>>, config: HttpConfig) -> io::Result<Self> {
         Self::bind_service(McpService::new(server, config)).await
     }
+}
 
+impl<E: Endpoint> HttpListener<E> {
     /// Binds the address of the service's configuration for `service` (which may carry a
     /// principal hook or an event bus).
-    pub async fn bind_service(service: McpService<A>) -> io::Result<Self> {
+    pub async fn bind_service(service: E) -> io::Result<Self> {
         let config = service.config();
         let listener = TcpListener::bind(config.addr).await?;
         let bound = listener.local_addr()?;
@@ -98,7 +145,7 @@ impl<A: AsyncHandler + 'static> HttpListener<A> {
     }
 
     /// The service every connection runs.
-    pub fn service(&self) -> &McpService<A> {
+    pub fn service(&self) -> &E {
         &self.service
     }
 
@@ -162,7 +209,7 @@ impl<A: AsyncHandler + 'static> HttpListener<A> {
             let hyper_service = service_fn(move |request: hyper::Request<Incoming>| {
                 let service = per_connection.clone();
                 Box::pin(
-                    async move { Ok::<_, std::convert::Infallible>(service.handle(request).await) },
+                    async move { Ok::<_, std::convert::Infallible>(service.answer(request).await) },
                 )
             });
             #[cfg(feature = "tls")]

@@ -127,7 +127,7 @@ mod config;
 pub(crate) mod grant;
 pub(crate) mod headers;
 pub(crate) mod in_flight;
-mod listener;
+pub(crate) mod listener;
 pub mod ops;
 pub(crate) mod service;
 #[cfg(feature = "tls")]
@@ -136,7 +136,7 @@ mod tls;
 pub use crate::legacy::{BridgeConfig, EraSupport, SessionLimits};
 pub use body::McpBody;
 pub use config::{AllowList, HttpConfig};
-pub use listener::{HttpListener, ShutdownHandle};
+pub use listener::{Endpoint, HttpListener, ShutdownHandle};
 pub use service::{McpService, PrincipalHook};
 #[cfg(feature = "tls")]
 pub use tls::TlsConfig;
