@@ -35,6 +35,32 @@ fn stdio_bridge_over_cobs_runs_the_confirmation_and_calibration_flows() {
     stop(&mut device);
 }
 
+/// The stdio side reads lines with the stdio transport's own reader: a line over the 1 MiB
+/// bound is answered -32600 without being kept, blank lines are skipped, a byte order mark
+/// and `\r\n` are accepted, and the next message is served.
+#[test]
+fn the_stdio_bridge_refuses_an_overlong_line_and_serves_the_next() {
+    let pty = Pty::open();
+    let mut device = start_device(&pty, "cobs");
+    let mut bridge = StdioBridge::start(&pty, "cobs");
+    let mut long = vec![b'x'; (1 << 20) + 10];
+    long.push(b'\n');
+    bridge.send_raw(&long);
+    let refused = bridge.receive();
+    assert_eq!(error_code(&refused), -32600, "{refused}");
+    assert_eq!(refused["id"], Value::Null, "{refused}");
+    let discover = request(2, "server/discover", json!({}));
+    let mut framed = b"\n  \r\n\xEF\xBB\xBF".to_vec();
+    framed.extend_from_slice(discover.to_string().as_bytes());
+    framed.extend_from_slice(b"\r\n");
+    bridge.send_raw(&framed);
+    let reply = bridge.receive();
+    assert_eq!(reply["id"], 2, "{reply}");
+    assert_eq!(reply["result"]["supportedVersions"], json!([PROTOCOL]));
+    bridge.finish();
+    stop(&mut device);
+}
+
 #[test]
 fn http_bridge_over_lines_runs_the_flows_with_the_http_rules() {
     let pty = Pty::open();

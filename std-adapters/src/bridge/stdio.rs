@@ -9,7 +9,7 @@ use std::io;
 
 use snodo_core::legacy::EraSupport;
 use snodo_core::rpc::ErrorCode;
-use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
 use tokio::sync::mpsc;
 
 use super::device::{Answer, Device};
@@ -17,6 +17,7 @@ use super::legacy::{Host, QUEUE, Queued, Taken};
 use super::replies::{error_reply, failure_reply};
 use crate::legacy::round::{BridgeConfig, LinkClosed};
 use crate::legacy::stdio::Legacy;
+use crate::stdio::lines::{Line, Lines};
 
 /// Longest line read from the client; longer ones are answered -32600 without being kept.
 const MAX_LINE: usize = 1 << 20;
@@ -50,32 +51,26 @@ async fn read<R: AsyncRead + Unpin>(
     queue: mpsc::Sender<Queued>,
 ) -> io::Result<()> {
     let gone = |LinkClosed| io::Error::from(io::ErrorKind::BrokenPipe);
-    let mut input = BufReader::new(input);
-    let mut line = Vec::new();
+    // The stdio transport's own line reader: the same bound, BOM and `\r` handling, blank
+    // lines skipped, an overlong line dropped as it arrives.
+    let mut lines = Lines::new(input, MAX_LINE);
     let result = loop {
-        line.clear();
-        let read = (&mut input)
-            .take(MAX_LINE as u64 + 1)
-            .read_until(b'\n', &mut line)
-            .await?;
-        if read == 0 {
+        let Some(line) = lines.next().await? else {
             break Ok(());
-        }
-        if line.len() > MAX_LINE && line.last() != Some(&b'\n') {
-            skip_line(&mut input).await?;
+        };
+        if let Line::TooLong { len } = line {
+            tracing::warn!(len, "a line over the limit was refused");
             let reply = error_reply(&[], ErrorCode::INVALID_REQUEST, "Message too large");
             output.send(reply).await.map_err(|_| gone(LinkClosed))?;
             continue;
         }
-        let message = trim(&line);
-        if message.is_empty() {
-            continue;
-        }
+        let message = lines.current();
         let taken = match host.take(message, &output, &queue).await {
             Ok(Taken::Modern) => relay(host.device(), message, &output).await,
             Ok(Taken::Taken) => Ok(()),
             Err(closed) => Err(closed),
         };
+        lines.discard();
         if let Err(closed) = taken {
             break Err(gone(closed));
         }
@@ -117,36 +112,6 @@ async fn write_lines<W: AsyncWrite + Unpin>(
         write_line(&mut output, &message).await?;
     }
     Ok(())
-}
-
-async fn skip_line<R: AsyncBufReadExt + Unpin>(input: &mut R) -> io::Result<()> {
-    loop {
-        let buf = input.fill_buf().await?;
-        if buf.is_empty() {
-            return Ok(());
-        }
-        match buf.iter().position(|&b| b == b'\n') {
-            Some(at) => {
-                input.consume(at + 1);
-                return Ok(());
-            }
-            None => {
-                let n = buf.len();
-                input.consume(n);
-            }
-        }
-    }
-}
-
-fn trim(line: &[u8]) -> &[u8] {
-    let line = line.strip_suffix(b"\n").unwrap_or(line);
-    let line = line.strip_suffix(b"\r").unwrap_or(line);
-    let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
-    if line.iter().all(u8::is_ascii_whitespace) {
-        &[]
-    } else {
-        line
-    }
 }
 
 async fn write_line<W: AsyncWrite + Unpin>(output: &mut W, message: &[u8]) -> io::Result<()> {

@@ -48,7 +48,7 @@
 
 mod config;
 pub(crate) mod in_flight;
-mod lines;
+pub(crate) mod lines;
 pub(crate) mod output;
 
 use std::future::{Future, poll_fn};

@@ -396,6 +396,12 @@ impl StdioBridge {
         self.stdin.flush().unwrap();
     }
 
+    /// Writes `bytes` to the bridge's stdin as they are (framing of the test's own).
+    pub fn send_raw(&mut self, bytes: &[u8]) {
+        self.stdin.write_all(bytes).unwrap();
+        self.stdin.flush().unwrap();
+    }
+
     pub fn receive(&mut self) -> Value {
         let mut line = String::new();
         let n = self.stdout.read_line(&mut line).unwrap();
