@@ -1024,3 +1024,131 @@ async fn a_request_behind_answers_that_every_slot_waits_for_is_refused() {
     assert_eq!(client.next().await, text(1, r#"{"roots":["file:///w"]}"#));
     client.close().await;
 }
+
+// ---------------------------------------------------------------------------------------
+// One subscription set for every transport
+// ---------------------------------------------------------------------------------------
+
+fn subscribe(id: u64, uri: &str) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": "resources/subscribe", "params": {"uri": uri}})
+}
+
+/// The error code and message of `reply`, `(0, "")` for a result.
+fn outcome(reply: &Value) -> (i64, String) {
+    let error = &reply["error"];
+    let message = error["message"].as_str().unwrap_or_default().to_owned();
+    (error["code"].as_i64().unwrap_or_default(), message)
+}
+
+/// Two subscriptions (the bound set here), the first again, a third, a URI over 2048
+/// bytes, and the third once the first is unsubscribed: what each is answered.
+async fn subscription_outcomes<F, Fut>(mut send: F) -> Vec<(i64, String)>
+where
+    F: FnMut(Value) -> Fut,
+    Fut: std::future::Future<Output = Value>,
+{
+    let long = format!("demo://{}", "x".repeat(2048));
+    let unsubscribe = json!({"jsonrpc": "2.0", "id": 6, "method": "resources/unsubscribe",
+        "params": {"uri": "demo://1"}});
+    let messages = [
+        subscribe(1, "demo://1"),
+        subscribe(2, "demo://2"),
+        subscribe(3, "demo://1"),
+        subscribe(4, "demo://3"),
+        subscribe(5, &long),
+        unsubscribe,
+        subscribe(7, "demo://3"),
+    ];
+    let mut outcomes = Vec::new();
+    for message in messages {
+        let id = message["id"].clone();
+        let reply = send(message).await;
+        assert_eq!(reply["id"], id, "{reply}");
+        outcomes.push(outcome(&reply));
+    }
+    outcomes
+}
+
+#[tokio::test]
+async fn stdio_and_http_bound_a_sessions_subscriptions_alike() {
+    use bytes::Bytes;
+    use http_body_util::{BodyExt, Full};
+    use snodo_std::http::{HttpConfig, McpService};
+    use snodo_std::legacy::SessionLimits;
+
+    let ok = (0, String::new());
+    let too_many = (
+        -32603,
+        "Too many resource subscriptions in this session".to_owned(),
+    );
+    let too_long = (
+        -32602,
+        "The resource URI is longer than the 2048 bytes a session subscribes to".to_owned(),
+    );
+    let expected = vec![
+        ok.clone(),
+        ok.clone(),
+        ok.clone(),
+        too_many,
+        too_long,
+        ok.clone(),
+        ok,
+    ];
+
+    let config = StdioConfig::default().with_legacy_subscriptions(2);
+    let mut client = Client::start(demo(), config);
+    client.initialize("2025-11-25", json!({})).await;
+    let client = tokio::sync::Mutex::new(client);
+    let over_stdio = subscription_outcomes(|message| {
+        let client = &client;
+        async move {
+            let mut client = client.lock().await;
+            client.send(message).await;
+            client.next().await
+        }
+    })
+    .await;
+    assert_eq!(over_stdio, expected);
+    client.into_inner().close().await;
+
+    let sessions = SessionLimits::DEFAULT.with_max_subscriptions(2);
+    let service = McpService::new(
+        Arc::new(demo()),
+        HttpConfig::new().with_legacy_sessions(sessions),
+    );
+    let post = |body: &Value, session: Option<&str>| {
+        let mut request = hyper::Request::post("http://127.0.0.1:8080/mcp")
+            .header("host", "127.0.0.1:8080")
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream");
+        if let Some(session) = session {
+            request = request
+                .header("mcp-session-id", session)
+                .header("mcp-protocol-version", "2025-11-25");
+        }
+        request
+            .body(Full::new(Bytes::from(body.to_string())))
+            .unwrap()
+    };
+    let initialize = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "legacy-host", "version": "1.0"}}});
+    let opened = service.handle(post(&initialize, None)).await;
+    let session = opened.headers()["mcp-session-id"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    service.handle(post(&initialized, Some(&session))).await;
+    let over_http = subscription_outcomes(|message| {
+        let request = post(&message, Some(&session));
+        let service = &service;
+        async move {
+            let response = service.handle(request).await;
+            let body = response.into_body().collect().await.unwrap().to_bytes();
+            serde_json::from_slice(&body).expect("one JSON reply")
+        }
+    })
+    .await;
+    assert_eq!(over_http, over_stdio);
+}

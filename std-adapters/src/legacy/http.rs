@@ -21,8 +21,7 @@ use http::{HeaderMap, HeaderValue, Method, Response, StatusCode};
 use snodo_core::json::Writer;
 use snodo_core::legacy::{
     BridgeId, Era, EraMismatch, EraSupport, HttpRoute, RequestHandle, Session, SessionId, Step,
-    check_version_header, classify_post, parse_initialize, write_empty_result, write_event,
-    write_initialize_result,
+    check_version_header, classify_post, parse_initialize, write_event, write_initialize_result,
 };
 use snodo_core::protocol::META_PROTOCOL_VERSION;
 use snodo_core::protocol::http::HEADER_PROTOCOL_VERSION;
@@ -37,7 +36,7 @@ use super::round::{
     Answer, BridgeBuffers, BridgeConfig, Bridged, Link, LinkClosed, Local, Rounds, WaitsFull,
     bridge,
 };
-use super::sessions::{Entry, RequestTicket, Sessions, StreamClaim, SubscribeRefused};
+use super::sessions::{Entry, RequestTicket, Sessions, StreamClaim};
 use crate::buffers::BufferPool;
 use crate::events::{EventBus, ServerEvent, next_event};
 use crate::handler::AsyncHandler;
@@ -227,27 +226,7 @@ pub(crate) fn prepare(
     let mut w = Writer::new(&mut reply);
     let step = match entry.update(|session| session.step(message, reading.served, &mut w)) {
         Step::Subscription { id, uri, subscribe } => {
-            let uri: String = uri.chars().collect();
-            let done = if subscribe {
-                entry.subscribe(&uri)
-            } else {
-                entry.unsubscribe(&uri);
-                Ok(())
-            };
-            let refused = |w: &mut Writer<'_>, code, message| {
-                rpc::write_error(w, Some(id), code, message, None);
-            };
-            match done {
-                Ok(()) => write_empty_result(&mut w, id),
-                Err(SubscribeRefused::TooMany) => refused(
-                    &mut w,
-                    ErrorCode::INTERNAL_ERROR,
-                    "Too many subscriptions in this session",
-                ),
-                Err(SubscribeRefused::TooLong) => {
-                    refused(&mut w, ErrorCode::INVALID_PARAMS, "The URI is too long")
-                }
-            }
+            entry.change_subscription(id, uri, subscribe, &mut w);
             Step::Replied
         }
         step => step,

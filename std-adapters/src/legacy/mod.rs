@@ -13,6 +13,7 @@ mod replay;
 pub(crate) mod round;
 pub(crate) mod sessions;
 pub(crate) mod stdio;
+mod subscriptions;
 
 pub use round::BridgeConfig;
 pub use sessions::SessionLimits;

@@ -12,16 +12,19 @@
 //! `initialize`. Modern (2026-07-28) requests carry everything in each request and need no
 //! stickiness.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
+use snodo_core::json::{JsonStr, Writer};
 use snodo_core::legacy::{NodeName, Session, SessionId};
+use snodo_core::rpc::Id;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
 use tokio::time::Instant;
 
 use super::replay::Streams;
 use super::round::Answers;
+use super::subscriptions::Subscriptions;
 use crate::buffers::BufferPool;
 
 /// The bounds of the legacy sessions of one endpoint.
@@ -158,18 +161,6 @@ pub(crate) struct TableFull;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct SessionFull;
 
-/// Why a subscription was refused.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum SubscribeRefused {
-    /// The session has its most subscriptions.
-    TooMany,
-    /// The URI is longer than [`MAX_URI_LEN`].
-    TooLong,
-}
-
-/// Longest resource URI a session subscribes to, in bytes.
-pub(crate) const MAX_URI_LEN: usize = 2048;
-
 /// The open sessions of one endpoint.
 #[derive(Debug)]
 pub(crate) struct Sessions {
@@ -203,7 +194,7 @@ pub(crate) struct Entry {
 struct State {
     session: Session,
     last_used: Instant,
-    subscriptions: HashSet<Box<str>>,
+    subscriptions: Subscriptions,
     stream_open: bool,
     running: usize,
 }
@@ -262,7 +253,7 @@ impl Sessions {
             state: Mutex::new(State {
                 session,
                 last_used: now,
-                subscriptions: HashSet::new(),
+                subscriptions: Subscriptions::new(self.limits.max_subscriptions),
                 stream_open: false,
                 running: 0,
             }),
@@ -356,25 +347,16 @@ impl Entry {
         })
     }
 
-    /// Subscribes the session to `uri`, up to its bound.
-    pub(crate) fn subscribe(&self, uri: &str) -> Result<(), SubscribeRefused> {
-        if uri.len() > MAX_URI_LEN {
-            return Err(SubscribeRefused::TooLong);
-        }
-        let mut state = self.state();
-        if state.subscriptions.contains(uri) {
-            return Ok(());
-        }
-        if state.subscriptions.len() >= self.limits.max_subscriptions {
-            return Err(SubscribeRefused::TooMany);
-        }
-        state.subscriptions.insert(uri.into());
-        Ok(())
-    }
-
-    /// Ends the subscription to `uri`, if any.
-    pub(crate) fn unsubscribe(&self, uri: &str) {
-        self.state().subscriptions.remove(uri);
+    /// Subscribes the session to `uri` or ends the subscription, writing the answer to
+    /// request `id`.
+    pub(crate) fn change_subscription(
+        &self,
+        id: Id<'_>,
+        uri: JsonStr<'_>,
+        subscribe: bool,
+        w: &mut Writer<'_>,
+    ) {
+        self.state().subscriptions.change(id, uri, subscribe, w);
     }
 
     /// Whether the session subscribed to `uri`.
@@ -556,22 +538,6 @@ mod tests {
         idle_entry.ended().await;
         assert!(sessions.find(busy.id().as_str().as_bytes(), None).is_some());
         drop(ticket);
-    }
-
-    #[tokio::test]
-    async fn subscriptions_are_bounded() {
-        let limits = SessionLimits::DEFAULT.with_max_subscriptions(1);
-        let sessions = Sessions::new(limits, 4, pool());
-        let entry = sessions.open(session(), None).unwrap();
-        entry.subscribe("test://a").unwrap();
-        entry.subscribe("test://a").unwrap();
-        assert_eq!(entry.subscribe("test://b"), Err(SubscribeRefused::TooMany));
-        assert!(entry.subscribed("test://a"));
-        entry.unsubscribe("test://a");
-        assert!(!entry.subscribed("test://a"));
-        entry.subscribe("test://b").unwrap();
-        let long = format!("test://{}", "x".repeat(MAX_URI_LEN));
-        assert_eq!(entry.subscribe(&long), Err(SubscribeRefused::TooLong));
     }
 
     #[tokio::test]

@@ -20,7 +20,6 @@
 //! [`EventBus`](crate::events::EventBus) are written in their legacy shape
 //! ([`forward_events`]).
 
-use std::collections::HashSet;
 use std::future::poll_fn;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
@@ -30,7 +29,7 @@ use bytes::Bytes;
 use snodo_core::json::{Limits, Writer};
 use snodo_core::legacy::{
     BridgeId, Era, EraGate, EraMismatch, EraSupport, Session, Signal, Step, parse_initialize,
-    signal, write_empty_result, write_event,
+    signal, write_event,
 };
 use snodo_core::rpc::{self, ErrorCode, Id, Incoming};
 use snodo_core::server::{Notifier, Principal, Server, ServerCapabilities};
@@ -40,6 +39,7 @@ use super::round::{
     Answer, Answers, BridgeBuffers, BridgeConfig, Bridged, Link, LinkClosed, Local, WaitsFull,
     bridge,
 };
+use super::subscriptions::Subscriptions;
 use crate::buffers::BufferPool;
 use crate::events::ServerEvent;
 use crate::handler::AsyncHandler;
@@ -52,10 +52,9 @@ use crate::stdio::output::{Closed, Output, OutputNotifier};
 pub(crate) struct Legacy {
     support: EraSupport,
     bridge: BridgeConfig,
-    max_subscriptions: usize,
     gate: Mutex<EraGate>,
     session: OnceLock<Mutex<Session>>,
-    subscriptions: Mutex<HashSet<String>>,
+    subscriptions: Mutex<Subscriptions>,
     answers: Answers,
     /// Requests waiting for the client's answers (each holds its reader slot).
     waiting: AtomicUsize,
@@ -96,10 +95,9 @@ impl Legacy {
         Legacy {
             support,
             bridge,
-            max_subscriptions,
             gate: Mutex::new(EraGate::new(support)),
             session: OnceLock::new(),
-            subscriptions: Mutex::new(HashSet::new()),
+            subscriptions: Mutex::new(Subscriptions::new(max_subscriptions)),
             answers: Answers::new(bridge.max_waiting),
             waiting: AtomicUsize::new(0),
         }
@@ -229,7 +227,7 @@ impl Legacy {
         let step = lock(session).step(&message, served(), &mut w);
         match step {
             Step::Subscription { id, uri, subscribe } => {
-                self.subscription(id, &uri.chars().collect::<String>(), subscribe, &mut w);
+                lock(&self.subscriptions).change(id, uri, subscribe, &mut w);
             }
             Step::Replied => {}
             Step::Modern { request, .. } => return Read::Request(request),
@@ -308,26 +306,6 @@ impl Legacy {
     #[cfg(feature = "bridge")]
     pub(crate) fn answers(&self) -> &Answers {
         &self.answers
-    }
-
-    fn subscription(&self, id: Id<'_>, uri: &str, subscribe: bool, w: &mut Writer<'_>) {
-        let mut subscriptions = lock(&self.subscriptions);
-        if !subscribe {
-            subscriptions.remove(uri);
-        } else if !subscriptions.contains(uri) {
-            if subscriptions.len() >= self.max_subscriptions {
-                rpc::write_error(
-                    w,
-                    Some(id),
-                    ErrorCode::INTERNAL_ERROR,
-                    "Too many resource subscriptions on this connection",
-                    None,
-                );
-                return;
-            }
-            subscriptions.insert(uri.to_owned());
-        }
-        write_empty_result(w, id);
     }
 
     /// Runs a request of the session through the core's legacy round in its slot;
@@ -456,7 +434,7 @@ fn everything(legacy: &Legacy) -> Vec<ServerEvent> {
     all.extend(
         lock(&legacy.subscriptions)
             .iter()
-            .map(|uri| ServerEvent::resource_updated(uri.as_str())),
+            .map(ServerEvent::resource_updated),
     );
     all
 }
