@@ -1,11 +1,13 @@
 //! Change events for `subscriptions/listen` streams.
 //!
-//! The application publishes what changed on an [`EventBus`]; every open subscription stream
-//! holds a receiver and writes the events its filter wants
-//! ([`Subscription::wants`](snodo_core::server::Subscription::wants)). The bus is a bounded
-//! broadcast channel: publishing never waits, and a stream that falls more than the capacity
-//! behind is told that everything it subscribed to may have changed (one notification per
-//! wanted kind and per subscribed URI), which is always a correct, if coarse, answer.
+//! The application publishes what changed on an [`EventBus`]; every open stream (a modern
+//! `subscriptions/listen` stream, or a legacy session's, on stdio and HTTP alike) holds a
+//! receiver and writes the events it watches
+//! ([`Subscription::wants`](snodo_core::server::Subscription::wants); a legacy session's list
+//! changes and subscribed resources). The bus is a bounded broadcast channel: publishing never
+//! waits, and a stream that falls more than the capacity behind is told that everything it
+//! watches may have changed (one notification per kind and per subscribed URI), which is
+//! always a correct, if coarse, answer. One step decides this for every stream.
 
 use std::sync::Arc;
 
@@ -85,25 +87,87 @@ impl Default for EventBus {
     }
 }
 
-/// What a subscription is sent after it missed events: one notification for every kind and
-/// every resource URI its filter wants.
-pub(crate) fn everything_wanted(subscription: &Subscription<'_>) -> Vec<ServerEvent> {
-    let filter = subscription.filter();
-    let kinds = [
-        (filter.tools, ServerEvent::ToolsListChanged),
-        (filter.prompts, ServerEvent::PromptsListChanged),
-        (filter.resources, ServerEvent::ResourcesListChanged),
-    ];
-    let mut events: Vec<ServerEvent> = kinds
-        .into_iter()
-        .filter_map(|(wanted, event)| wanted.then_some(event))
-        .collect();
-    let uris = filter.resource_uris.iter().flat_map(|uris| uris.iter());
-    events.extend(
-        uris.filter_map(|uri| uri.as_str())
-            .map(|uri| ServerEvent::resource_updated(uri.chars().collect::<String>())),
-    );
-    events
+/// A stream of change events as the event pump sees it: which events it sends, and what it
+/// may have missed. A modern `subscriptions/listen` stream ([`Subscription`]) and a legacy
+/// session's stream are both one.
+pub(crate) trait Watch {
+    /// Whether the stream sends `event`.
+    fn wants(&self, event: &ServerEvent) -> bool;
+
+    /// Every event the stream may have missed when it fell behind: one per kind and per
+    /// resource URI it watches.
+    fn everything(&self) -> Vec<ServerEvent>;
+}
+
+impl Watch for Subscription<'_> {
+    fn wants(&self, event: &ServerEvent) -> bool {
+        Subscription::wants(self, &event.as_event())
+    }
+
+    fn everything(&self) -> Vec<ServerEvent> {
+        let filter = self.filter();
+        let kinds = [
+            (filter.tools, ServerEvent::ToolsListChanged),
+            (filter.prompts, ServerEvent::PromptsListChanged),
+            (filter.resources, ServerEvent::ResourcesListChanged),
+        ];
+        let mut events: Vec<ServerEvent> = kinds
+            .into_iter()
+            .filter_map(|(wanted, event)| wanted.then_some(event))
+            .collect();
+        let uris = filter.resource_uris.iter().flat_map(|uris| uris.iter());
+        events.extend(
+            uris.filter_map(|uri| uri.as_str())
+                .map(|uri| ServerEvent::resource_updated(uri.chars().collect::<String>())),
+        );
+        events
+    }
+}
+
+/// What one receive from the bus makes a stream send, the same for every stream on every
+/// transport: the event when the stream wants it; after falling behind, everything it
+/// watches (always a correct, if coarse, answer); nothing once the bus is gone.
+pub(crate) enum Due {
+    /// Nothing to send.
+    Nothing,
+    /// One event.
+    One(ServerEvent),
+    /// What the stream may have missed.
+    Missed(std::vec::IntoIter<ServerEvent>),
+}
+
+impl Iterator for Due {
+    type Item = ServerEvent;
+
+    fn next(&mut self) -> Option<ServerEvent> {
+        match std::mem::replace(self, Due::Nothing) {
+            Due::Nothing => None,
+            Due::One(event) => Some(event),
+            Due::Missed(mut missed) => {
+                let next = missed.next();
+                *self = Due::Missed(missed);
+                next
+            }
+        }
+    }
+}
+
+/// The events `watch` is due after `received`.
+pub(crate) fn due<W: Watch + ?Sized>(
+    watch: &W,
+    received: Result<ServerEvent, broadcast::error::RecvError>,
+) -> Due {
+    match received {
+        Ok(event) if watch.wants(&event) => Due::One(event),
+        Ok(_) | Err(broadcast::error::RecvError::Closed) => Due::Nothing,
+        Err(broadcast::error::RecvError::Lagged(missed)) => {
+            tracing::debug!(
+                missed,
+                "a stream fell behind; sending everything it watches"
+            );
+            Due::Missed(watch.everything().into_iter())
+        }
+    }
 }
 
 /// The next event on `events`, or never when there is none (no bus, or the bus is gone).

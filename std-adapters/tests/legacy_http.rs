@@ -488,6 +488,38 @@ async fn the_get_stream_carries_list_changes_and_subscribed_updates_until_delete
     }
 }
 
+/// A session stream that falls behind the bus is sent everything it watches (the list
+/// changes the server announces and an update of each subscribed resource), as a modern
+/// `subscriptions/listen` stream is, rather than silently missing events.
+#[tokio::test]
+async fn a_session_stream_that_falls_behind_is_sent_everything_it_watches() {
+    let events = EventBus::with_capacity(1);
+    let service = service(HttpConfig::new()).with_events(events.clone());
+    let id = handshake(&service).await;
+    let subscribe = r#"{"jsonrpc":"2.0","id":1,"method":"resources/subscribe","params":{"uri":"test://watched"}}"#;
+    send(&service, post(subscribe, Some(&id))).await;
+    let stream = service.handle(session_request("GET", &id)).await;
+    let mut body = stream.into_body();
+    assert_eq!(next_frame(&mut body).await.as_deref(), Some(":\n\n"));
+    // Three events before the stream reads again: it misses two of them.
+    for _ in 0..3 {
+        events.publish(ServerEvent::resource_updated("test://other"));
+    }
+    let mut seen = Vec::new();
+    while seen.len() < 2 {
+        let frame = next_frame(&mut body).await.expect("open");
+        seen.extend(self::events(&frame));
+    }
+    assert_eq!(
+        seen,
+        vec![
+            json!({"jsonrpc":"2.0","method":"notifications/tools/list_changed"}),
+            json!({"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"test://watched"}}),
+        ]
+    );
+    send(&service, session_request("DELETE", &id)).await;
+}
+
 #[tokio::test]
 async fn a_full_session_table_refuses_initialize_with_503() {
     let limits = SessionLimits::DEFAULT.with_max_sessions(1);

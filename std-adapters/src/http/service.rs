@@ -33,7 +33,7 @@ use super::in_flight::{InFlight, RequestKey};
 use super::ops::{Metrics, Observation, Outcome};
 use crate::buffers::{BufferPool, KEEP_IDLE};
 use crate::clock::unix_seconds;
-use crate::events::{EventBus, ServerEvent, everything_wanted, next_event};
+use crate::events::{EventBus, ServerEvent, due, next_event};
 use crate::handler::{AppRunner, AsyncHandler};
 use crate::legacy::http as legacy;
 use crate::legacy::sessions::Sessions;
@@ -544,18 +544,11 @@ impl Listen<'_, '_> {
                         break;
                     }
                 }
-                event = next_event(&mut self.events) => match event {
-                    Ok(event) => {
-                        if sub.wants(&event.as_event()) {
-                            self.send_written(|w| sub.write_event(&event.as_event(), w)).await;
-                        }
+                received = next_event(&mut self.events) => {
+                    for event in due(&sub, received) {
+                        self.send_written(|w| sub.write_event(&event.as_event(), w)).await;
                     }
-                    Err(broadcast::error::RecvError::Lagged(missed)) => {
-                        tracing::debug!(missed, "a listen stream fell behind; sending everything");
-                        self.send_everything().await;
-                    }
-                    Err(broadcast::error::RecvError::Closed) => {}
-                },
+                }
                 () = tick(&mut keep_alive) => {
                     let _ = self.outputs.send(Out::KeepAlive).await;
                 }
@@ -564,15 +557,6 @@ impl Listen<'_, '_> {
         if let Ok(reply) = written_within(self.most, |w| sub.write_closed(w)) {
             let reply = Bytes::from(reply);
             let _ = self.outputs.send(Out::Reply(reply, StatusCode::OK)).await;
-        }
-    }
-
-    /// After missing events: one notification for every kind and URI the filter wants.
-    async fn send_everything(&self) {
-        let sub = self.subscription;
-        for event in everything_wanted(&sub) {
-            self.send_written(|w| sub.write_event(&event.as_event(), w))
-                .await;
         }
     }
 

@@ -678,15 +678,8 @@ impl SessionStream {
                         return;
                     }
                 }
-                event = next_event(&mut events) => match event {
-                    Ok(event) => {
-                        let wanted = match &event {
-                            ServerEvent::ResourceUpdated(uri) => entry.subscribed(uri),
-                            _ => true,
-                        };
-                        if !wanted {
-                            continue;
-                        }
+                received = next_event(&mut events) => {
+                    for event in entry.due(received) {
                         let announced = std::cell::Cell::new(false);
                         let message = written(|w| {
                             announced.set(write_event(&event.as_event(), served, w));
@@ -695,11 +688,7 @@ impl SessionStream {
                             return;
                         }
                     }
-                    Err(broadcast::error::RecvError::Lagged(missed)) => {
-                        tracing::debug!(missed, "a legacy session stream fell behind");
-                    }
-                    Err(broadcast::error::RecvError::Closed) => {}
-                },
+                }
                 () = tick(&mut keep_alive) => {
                     if outputs.send(Out::KeepAlive).await.is_err() {
                         return;

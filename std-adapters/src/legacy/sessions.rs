@@ -19,13 +19,14 @@ use std::time::Duration;
 use snodo_core::json::{JsonStr, Writer};
 use snodo_core::legacy::{NodeName, Session, SessionId};
 use snodo_core::rpc::Id;
-use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, broadcast, watch};
 use tokio::time::Instant;
 
 use super::replay::Streams;
 use super::round::Answers;
 use super::subscriptions::Subscriptions;
 use crate::buffers::BufferPool;
+use crate::events::{Due, ServerEvent, due};
 
 /// The bounds of the legacy sessions of one endpoint.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -359,9 +360,9 @@ impl Entry {
         self.state().subscriptions.change(id, uri, subscribe, w);
     }
 
-    /// Whether the session subscribed to `uri`.
-    pub(crate) fn subscribed(&self, uri: &str) -> bool {
-        self.state().subscriptions.contains(uri)
+    /// What the session's stream sends after `received` from the event bus.
+    pub(crate) fn due(&self, received: Result<ServerEvent, broadcast::error::RecvError>) -> Due {
+        due(&self.state().subscriptions, received)
     }
 
     /// Claims the session's one `GET` stream; `None` when one is open already. The stream

@@ -41,7 +41,7 @@ use super::round::{
 };
 use super::subscriptions::Subscriptions;
 use crate::buffers::BufferPool;
-use crate::events::ServerEvent;
+use crate::events::{ServerEvent, due};
 use crate::handler::AsyncHandler;
 use crate::message;
 use crate::stdio::in_flight::{InFlight, RequestKey, Stop};
@@ -362,10 +362,6 @@ impl Legacy {
             Bridged::Closed => Err(Closed),
         }
     }
-
-    fn subscribed(&self, uri: &str) -> bool {
-        lock(&self.subscriptions).contains(uri)
-    }
 }
 
 /// Writes list changes and updates of subscribed resources to a legacy session, in their
@@ -391,22 +387,12 @@ pub(crate) async fn forward_events<A: AsyncHandler + 'static>(
             }
             event = events.recv() => event,
         };
-        let batch = match event {
-            Ok(event) => vec![event],
-            Err(broadcast::error::RecvError::Lagged(missed)) => {
-                tracing::debug!(missed, "a legacy session fell behind; sending everything");
-                everything(&legacy)
-            }
-            Err(broadcast::error::RecvError::Closed) => return,
-        };
-        for event in batch {
-            let wanted = match &event {
-                ServerEvent::ResourceUpdated(uri) => legacy.subscribed(uri),
-                _ => true,
-            };
-            if !wanted {
-                continue;
-            }
+        if matches!(event, Err(broadcast::error::RecvError::Closed)) {
+            return;
+        }
+        // Taken before the sends: the lock is not held across them.
+        let pending = due(&*lock(&legacy.subscriptions), event);
+        for event in pending {
             let uri_len = match &event {
                 ServerEvent::ResourceUpdated(uri) => uri.len(),
                 _ => 0,
@@ -422,21 +408,6 @@ pub(crate) async fn forward_events<A: AsyncHandler + 'static>(
             }
         }
     }
-}
-
-/// Every event a legacy session may have missed: each list change and each subscribed URI.
-fn everything(legacy: &Legacy) -> Vec<ServerEvent> {
-    let mut all = vec![
-        ServerEvent::ToolsListChanged,
-        ServerEvent::PromptsListChanged,
-        ServerEvent::ResourcesListChanged,
-    ];
-    all.extend(
-        lock(&legacy.subscriptions)
-            .iter()
-            .map(ServerEvent::resource_updated),
-    );
-    all
 }
 
 /// The bridge loop's view of a stdio connection.

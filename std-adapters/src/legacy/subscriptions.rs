@@ -8,6 +8,8 @@ use snodo_core::json::{JsonStr, Writer};
 use snodo_core::legacy::write_empty_result;
 use snodo_core::rpc::{self, ErrorCode, Id};
 
+use crate::events::{ServerEvent, Watch};
+
 /// Longest resource URI a session subscribes to, in bytes.
 pub(crate) const MAX_URI_LEN: usize = 2048;
 
@@ -64,6 +66,27 @@ impl Subscriptions {
     /// Every subscribed URI.
     pub(crate) fn iter(&self) -> impl Iterator<Item = &str> {
         self.uris.iter().map(|uri| &**uri)
+    }
+}
+
+/// A legacy session's stream: every list change (the server's capabilities decide which are
+/// announced), and updates of the resources it subscribed to.
+impl Watch for Subscriptions {
+    fn wants(&self, event: &ServerEvent) -> bool {
+        match event {
+            ServerEvent::ResourceUpdated(uri) => self.contains(uri),
+            _ => true,
+        }
+    }
+
+    fn everything(&self) -> Vec<ServerEvent> {
+        let mut all = vec![
+            ServerEvent::ToolsListChanged,
+            ServerEvent::PromptsListChanged,
+            ServerEvent::ResourcesListChanged,
+        ];
+        all.extend(self.iter().map(ServerEvent::resource_updated));
+        all
     }
 }
 

@@ -69,7 +69,7 @@ use tokio::task::JoinSet;
 
 use crate::buffers::{BufferPool, KEEP_IDLE};
 use crate::clock::unix_seconds;
-use crate::events::{EventBus, ServerEvent, everything_wanted, next_event};
+use crate::events::{EventBus, ServerEvent, due, next_event};
 use crate::handler::{AppRunner, AsyncHandler};
 use crate::legacy::stdio::{self as legacy, Legacy, Read};
 use crate::message;
@@ -698,25 +698,18 @@ impl<A: AsyncHandler + 'static> ListenTask<A> {
                     }
                     Ok(())
                 }
-                event = next_event(&mut self.events) => match event {
-                    Ok(event) if sub.wants(&event.as_event()) => {
-                        output.send_grown(out, most, |w| sub.write_event(&event.as_event(), w)).await
-                    }
-                    Ok(_) => Ok(()),
-                    Err(broadcast::error::RecvError::Lagged(missed)) => {
-                        tracing::debug!(missed, "a subscription fell behind; sending everything");
-                        let mut sent = Ok(());
-                        for event in everything_wanted(&sub) {
-                            sent = sent.and(
-                                output.send_grown(out, most, |w| sub.write_event(&event.as_event(), w))
-                                    .await,
-                            );
+                received = next_event(&mut self.events) => {
+                    let mut sent = Ok(());
+                    for event in due(&sub, received) {
+                        sent = output
+                            .send_grown(out, most, |w| sub.write_event(&event.as_event(), w))
+                            .await;
+                        if sent.is_err() {
+                            break;
                         }
-                        sent
                     }
-                    // The bus is gone: no more events, but the stream stays until it ends.
-                    Err(broadcast::error::RecvError::Closed) => Ok(()),
-                },
+                    sent
+                }
             };
             if sent.is_err() {
                 return;
