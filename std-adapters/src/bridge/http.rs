@@ -50,7 +50,8 @@ use crate::http::in_flight::InFlight;
 use crate::http::listener::sealed::Sealed;
 use crate::http::service::{read_body, refused, status_of};
 use crate::http::{Endpoint, HttpConfig, HttpListener};
-use crate::legacy::http::{self as legacy, Backend};
+use crate::legacy::backend::Backend;
+use crate::legacy::http as legacy;
 use crate::legacy::sessions::Sessions;
 
 /// The endpoint: HTTP in front, the device behind.

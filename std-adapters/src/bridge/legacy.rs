@@ -17,17 +17,18 @@
 //! reply, as the MCP cancellation rules ask.
 
 use std::collections::VecDeque;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 
 use snodo_core::json::{Limits, Writer};
-use snodo_core::legacy::{BridgeId, RequestHandle, Session, parse_initialize};
-use snodo_core::rpc::{self, ErrorCode, Id, Request};
+use snodo_core::legacy::{BridgeId, RequestHandle, Session};
+use snodo_core::rpc::{self, ErrorCode, Id};
 use snodo_core::server::Notifier;
 use tokio::sync::{mpsc, oneshot};
 
 use super::device::Device;
-use super::rounds::{DeviceRounds, Known, lock};
+use super::rounds::{DeviceBackend, DeviceRounds, lock};
 use crate::buffers::BufferPool;
+use crate::legacy::backend::Backend;
 use crate::legacy::round::{
     Answer, BridgeBuffers, BridgeConfig, Bridged, Link, LinkClosed, WaitsFull,
 };
@@ -45,7 +46,8 @@ pub(crate) struct Host<'d> {
     pub(crate) legacy: Legacy,
     device: &'d Device,
     bridge: BridgeConfig,
-    known: OnceLock<Known>,
+    /// `initialize` answered from the device's discovery (asked once per boot of the device).
+    backend: DeviceBackend,
     /// The request running on the device and how to stop it.
     running: Mutex<Option<(RequestKey, oneshot::Sender<()>)>>,
     /// The requests in the queue, in order, each with whether the host cancelled it (at
@@ -71,7 +73,7 @@ impl<'d> Host<'d> {
             legacy,
             device,
             bridge,
-            known: OnceLock::new(),
+            backend: DeviceBackend::new(device.clone()),
             running: Mutex::new(None),
             waiting: Mutex::new(VecDeque::with_capacity(QUEUE)),
         }
@@ -92,7 +94,7 @@ impl<'d> Host<'d> {
         queue: &mpsc::Sender<Queued>,
     ) -> Result<Taken, LinkClosed> {
         let mut out = Vec::new();
-        let served = || self.known.get().cloned().unwrap_or_default().capabilities;
+        let served = || self.backend.served();
         let read = self
             .legacy
             .read(line, &Limits::HOST, served, &mut out, |key| self.stop(key));
@@ -103,7 +105,10 @@ impl<'d> Host<'d> {
                 out.truncate(len);
                 send(output, out).await?;
             }
-            Read::Initialize(request) => send(output, self.open(&request).await).await?,
+            Read::Initialize(request) => {
+                let (answer, _) = self.legacy.open(&request, &self.backend).await;
+                send(output, answer.to_vec()).await?;
+            }
             Read::Request(request) => {
                 let queued = {
                     // Listed before it is queued, under the lock: the runner finds it there.
@@ -123,34 +128,6 @@ impl<'d> Host<'d> {
             }
         }
         Ok(Taken::Taken)
-    }
-
-    /// `initialize` opens the session, answered from the device's discovery.
-    async fn open(&self, request: &Request<'_>) -> Vec<u8> {
-        let refuse = |code, text: &str| {
-            let mut out = vec![0; 512 + text.len() * 6];
-            let mut w = Writer::new(&mut out);
-            rpc::write_error(&mut w, Some(request.id), code, text, None);
-            let len = w.finish().unwrap_or(0);
-            out.truncate(len);
-            out
-        };
-        let session = match parse_initialize(request.params) {
-            Ok(session) => session,
-            Err(refused) => return refuse(ErrorCode::INVALID_PARAMS, refused.0),
-        };
-        let known = match Known::ask(self.device).await {
-            Ok(known) => known,
-            Err(why) => return refuse(ErrorCode::INTERNAL_ERROR, &why),
-        };
-        let out = known.initialize_reply(request.id, &session);
-        let _ = self.known.set(known);
-        self.legacy.open_session(session);
-        tracing::info!(
-            version = session.version().name(),
-            "a legacy host opened its session"
-        );
-        out
     }
 
     /// Stops the running request if it is `key`, or drops it from the queue if it waits

@@ -12,7 +12,7 @@ use snodo_core::server::{Config, Notifier, Principal, ServerCapabilities, Server
 
 use super::device::{Answer, Device, DeviceError};
 use super::replies::{error_reply, failure_reply};
-use crate::legacy::http::Backend;
+use crate::legacy::backend::Backend;
 use crate::legacy::round::Rounds;
 
 /// The device as the backend of legacy HTTP sessions: `initialize` answered from its

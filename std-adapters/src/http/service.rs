@@ -35,6 +35,7 @@ use crate::buffers::{BufferPool, KEEP_IDLE};
 use crate::clock::unix_seconds;
 use crate::events::{EventBus, ServerEvent, due, next_event};
 use crate::handler::{AppRunner, AsyncHandler};
+use crate::legacy::backend::ServerBackend;
 use crate::legacy::http as legacy;
 use crate::legacy::sessions::Sessions;
 use crate::message::written_within;
@@ -425,7 +426,7 @@ async fn run<A: AsyncHandler + 'static>(
             // may wait minutes for its reply.
             shared.buffers.give(std::mem::take(&mut out));
             let endpoint = legacy::Endpoint {
-                backend: legacy::ServerBackend(Arc::clone(&shared_server)),
+                backend: ServerBackend(Arc::clone(&shared_server)),
                 sessions: &shared.sessions,
                 in_flight: &shared.in_flight,
                 bridge: inner.config.bridge,

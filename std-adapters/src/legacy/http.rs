@@ -21,25 +21,23 @@ use http::{HeaderMap, HeaderValue, Method, Response, StatusCode};
 use snodo_core::json::Writer;
 use snodo_core::legacy::{
     BridgeId, Era, EraMismatch, EraSupport, HttpRoute, RequestHandle, Session, SessionId, Step,
-    check_version_header, classify_post, parse_initialize, write_event, write_initialize_result,
+    check_version_header, classify_post, write_event,
 };
 use snodo_core::protocol::META_PROTOCOL_VERSION;
 use snodo_core::protocol::http::HEADER_PROTOCOL_VERSION;
 use snodo_core::rpc::{self, ErrorCode, Id, Incoming};
-use snodo_core::server::{Notifier, Principal, Server, ServerCapabilities};
-use std::future::Future;
+use snodo_core::server::{Notifier, Principal, ServerCapabilities};
 use tokio::sync::{broadcast, mpsc, oneshot, watch};
 use tokio::time::Instant;
 
+use super::backend::{Backend, initialize_reply, session_of, written};
 use super::replay::{parse_event_id, priming};
 use super::round::{
-    Answer, BridgeBuffers, BridgeConfig, Bridged, Link, LinkClosed, Local, Rounds, WaitsFull,
-    bridge,
+    Answer, BridgeBuffers, BridgeConfig, Bridged, Link, LinkClosed, WaitsFull, bridge,
 };
 use super::sessions::{Entry, RequestTicket, Sessions, StreamClaim};
 use crate::buffers::BufferPool;
 use crate::events::{EventBus, ServerEvent, next_event};
-use crate::handler::AsyncHandler;
 use crate::http::McpBody;
 use crate::http::body::{Exchange, Out, Work};
 use crate::http::body::{empty, event_stream, json, tick};
@@ -77,64 +75,6 @@ fn enveloped(message: &Incoming<'_>) -> bool {
         .and_then(|p| p.get("_meta"))
         .and_then(|m| m.get(META_PROTOCOL_VERSION))
         .is_some()
-}
-
-/// What serves a legacy session's requests: a server in this process, or the device
-/// behind the serial bridge.
-pub(crate) trait Backend: Clone + Send + Sync + 'static {
-    /// The modern round of each lifted request.
-    type Rounds<'b>: Rounds + Send + Sync
-    where
-        Self: 'b;
-
-    /// What the backend serves, as the session answers it (`ping`, `logging/setLevel`, ...).
-    #[cfg(feature = "bridge")]
-    fn served(&self) -> ServerCapabilities;
-
-    /// The round that runs a request of `principal`.
-    fn rounds<'b>(&'b self, principal: Principal<'b>) -> Self::Rounds<'b>;
-
-    /// The `initialize` result for request `id` opening `session`, or why it cannot be
-    /// answered (-32603).
-    fn initialize(
-        &self,
-        id: Id<'_>,
-        session: &Session,
-    ) -> impl Future<Output = Result<Bytes, String>> + Send;
-}
-
-/// A server in this process as a [`Backend`] (a type without a lifetime, so the futures
-/// that hold it are `Send` for every lifetime the compiler erases). A clone is the `Arc`'s:
-/// a POST takes the server the endpoint loaded without allocating.
-pub(crate) struct ServerBackend<A: 'static>(pub(crate) Arc<Server<'static, A>>);
-
-impl<A> Clone for ServerBackend<A> {
-    fn clone(&self) -> Self {
-        ServerBackend(Arc::clone(&self.0))
-    }
-}
-
-impl<A: AsyncHandler + 'static> Backend for ServerBackend<A> {
-    type Rounds<'b> = Local<'b, A>;
-
-    #[cfg(feature = "bridge")]
-    fn served(&self) -> ServerCapabilities {
-        self.0.app().capabilities()
-    }
-
-    fn rounds<'b>(&'b self, principal: Principal<'b>) -> Local<'b, A> {
-        Local {
-            server: &self.0,
-            principal,
-        }
-    }
-
-    async fn initialize(&self, id: Id<'_>, session: &Session) -> Result<Bytes, String> {
-        let served = self.0.app().capabilities();
-        Ok(written(|w| {
-            write_initialize_result(w, id, session, self.0.config(), served);
-        }))
-    }
 }
 
 /// What a legacy POST needs of its endpoint.
@@ -481,18 +421,8 @@ fn read_initialize(message: &Incoming<'_>, body: &[u8]) -> Result<(Session, Requ
             "initialize must be a request",
         ));
     };
-    let session = parse_initialize(request.params).map_err(|refused| {
-        let reply = written(|w| {
-            rpc::write_error(
-                w,
-                Some(request.id),
-                ErrorCode::INVALID_PARAMS,
-                refused.0,
-                None,
-            );
-        });
-        Out::Reply(reply, StatusCode::BAD_REQUEST)
-    })?;
+    let session =
+        session_of(request).map_err(|refusal| Out::Reply(refusal, StatusCode::BAD_REQUEST))?;
     let handle = RequestHandle::of(body, request)
         .ok_or_else(|| failure(StatusCode::BAD_REQUEST, "Parse error"))?;
     Ok((session, handle))
@@ -505,16 +435,9 @@ async fn initialize<B: Backend>(
     session: Session,
     principal: Option<&str>,
 ) -> Out {
-    // Asked before the session opens, so a backend that cannot answer leaves none behind.
-    let reply = match endpoint.backend.initialize(id, &session).await {
+    let reply = match initialize_reply(&endpoint.backend, id, &session).await {
         Ok(reply) => reply,
-        Err(why) => {
-            tracing::error!("initialize not answered: {why}");
-            let reply = written(|w| {
-                rpc::write_error(w, Some(id), ErrorCode::INTERNAL_ERROR, &why, None);
-            });
-            return Out::Reply(reply, StatusCode::BAD_GATEWAY);
-        }
+        Err(refusal) => return Out::Reply(refusal, StatusCode::BAD_GATEWAY),
     };
     let Ok(entry) = endpoint.sessions.open(session, principal) else {
         tracing::warn!("legacy session table full; initialize refused");
@@ -725,8 +648,4 @@ pub(crate) fn failure(status: StatusCode, message: &str) -> Out {
         written(|w| rpc::write_error(w, None, code, message, None)),
         status,
     )
-}
-
-fn written(write: impl Fn(&mut Writer<'_>)) -> Bytes {
-    Bytes::from(crate::message::written(write))
 }

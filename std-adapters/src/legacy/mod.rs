@@ -8,6 +8,7 @@
 //! with them. Which eras the transports serve is the server's
 //! [`Config::eras`](snodo_core::server::Config::eras) ([`EraSupport`], default both).
 
+pub(crate) mod backend;
 pub(crate) mod http;
 mod replay;
 pub(crate) mod round;

@@ -28,13 +28,13 @@ use std::task::Poll;
 use bytes::Bytes;
 use snodo_core::json::{Limits, Writer};
 use snodo_core::legacy::{
-    BridgeId, Era, EraGate, EraMismatch, EraSupport, Session, Signal, Step, parse_initialize,
-    signal, write_event,
+    BridgeId, Era, EraGate, EraMismatch, EraSupport, Session, Signal, Step, signal, write_event,
 };
 use snodo_core::rpc::{self, ErrorCode, Id, Incoming};
 use snodo_core::server::{Notifier, Principal, Server, ServerCapabilities};
 use tokio::sync::{broadcast, oneshot, watch};
 
+use super::backend::{Backend, initialize_reply, session_of};
 use super::round::{
     Answer, Answers, BridgeBuffers, BridgeConfig, Bridged, Link, LinkClosed, Local, WaitsFull,
     bridge,
@@ -43,7 +43,6 @@ use super::subscriptions::Subscriptions;
 use crate::buffers::BufferPool;
 use crate::events::{ServerEvent, due};
 use crate::handler::AsyncHandler;
-use crate::message;
 use crate::stdio::in_flight::{InFlight, RequestKey, Stop};
 use crate::stdio::output::{Closed, Output, OutputNotifier};
 
@@ -260,34 +259,28 @@ impl Legacy {
         }
     }
 
-    /// Opens the session for the `initialize` `request`, or refuses it: the answer
-    /// (`write_result` writes it for the opened session), and whether the session opened.
-    pub(crate) fn open(
+    /// Opens the session for the `initialize` `request`, answered by `backend` (the
+    /// server, or the device behind the bridge), or refuses it: the answer, and whether the
+    /// session opened.
+    pub(crate) async fn open<B: Backend>(
         &self,
         request: &rpc::Request<'_>,
-        write_result: impl Fn(&mut Writer<'_>, &Session),
-    ) -> (Vec<u8>, bool) {
-        let session = match parse_initialize(request.params) {
+        backend: &B,
+    ) -> (Bytes, bool) {
+        let session = match session_of(request) {
             Ok(session) => session,
-            Err(refused) => {
-                let refusal = message::written(|w| {
-                    rpc::write_error(
-                        w,
-                        Some(request.id),
-                        ErrorCode::INVALID_PARAMS,
-                        refused.0,
-                        None,
-                    );
-                });
-                return (refusal, false);
-            }
+            Err(refusal) => return (refusal, false),
+        };
+        let reply = match initialize_reply(backend, request.id, &session).await {
+            Ok(reply) => reply,
+            Err(refusal) => return (refusal, false),
         };
         self.open_session(session);
-        tracing::debug!(
+        tracing::info!(
             version = session.version().name(),
-            "legacy stdio session opened"
+            "a legacy session opened on stdio"
         );
-        (message::written(|w| write_result(w, &session)), true)
+        (reply, true)
     }
 
     /// The session, once `initialize` opened it.
@@ -298,7 +291,7 @@ impl Legacy {
 
     /// Opens the session (`initialize` was answered with it). Lines are admitted in order,
     /// so no other `initialize` got here first.
-    pub(crate) fn open_session(&self, session: Session) {
+    fn open_session(&self, session: Session) {
         let _ = self.session.set(Mutex::new(session));
     }
 

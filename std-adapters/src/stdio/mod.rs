@@ -58,7 +58,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll};
 
 use snodo_core::json::BufferTooSmall;
-use snodo_core::legacy::{RequestHandle, write_initialize_result};
+use snodo_core::legacy::RequestHandle;
 use snodo_core::rpc::{self, ErrorCode};
 use snodo_core::server::{
     Call, Done, Error, Handled, Round, Runner, Server, Subscription, SubscriptionSpans,
@@ -71,6 +71,7 @@ use crate::buffers::{BufferPool, KEEP_IDLE};
 use crate::clock::unix_seconds;
 use crate::events::{EventBus, ServerEvent, due, next_event};
 use crate::handler::{AppRunner, AsyncHandler};
+use crate::legacy::backend::ServerBackend;
 use crate::legacy::stdio::{self as legacy, Legacy, Read};
 use crate::message;
 
@@ -446,11 +447,8 @@ impl<A: AsyncHandler + 'static> Session<A> {
                 let _ = self.output.send(&reply[..len]).await;
             }
             Read::Initialize(request) => {
-                let server = &self.server;
-                let (answer, opened) = self.legacy.open(&request, |w, session| {
-                    let served = server.app().capabilities();
-                    write_initialize_result(w, request.id, session, server.config(), served);
-                });
+                let backend = ServerBackend(Arc::clone(&self.server));
+                let (answer, opened) = self.legacy.open(&request, &backend).await;
                 let _ = self.output.send(&answer).await;
                 if let (true, Some(bus)) = (opened, &self.events) {
                     let forward = legacy::forward_events(
