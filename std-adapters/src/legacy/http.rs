@@ -466,10 +466,7 @@ async fn initialize<B: Backend>(
 /// Routes a client's response (`body`, read as `response`) to the bridged request waiting
 /// for it; anything else is dropped (a late or unknown answer changes nothing).
 fn answer(entry: &Entry, body: &Bytes, response: &rpc::Response<'_>) {
-    let answer = Answer::new(body, response, |_| body.clone());
-    if !answer.is_some_and(|a| entry.answers().deliver(a)) {
-        tracing::debug!("a response nobody waits for was dropped");
-    }
+    entry.answers().route(body, response, |_| body.clone());
 }
 
 /// The in-flight key of a session's request: ids are chosen per session, so the session id

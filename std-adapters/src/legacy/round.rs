@@ -246,6 +246,21 @@ impl Answers {
         waiter.is_some_and(|w| w.send(answer).is_ok())
     }
 
+    /// Routes the client's `response`, read from `message`, by its id to the bridged request
+    /// waiting for it, keeping the bytes `keep` gives; a response nobody waits for (an
+    /// unknown or foreign id, a wait that ended) is dropped. The same on every transport.
+    pub(crate) fn route(
+        &self,
+        message: &[u8],
+        response: &snodo_core::rpc::Response<'_>,
+        keep: impl FnOnce(&[u8]) -> Bytes,
+    ) {
+        let answer = Answer::new(message, response, keep);
+        if !answer.is_some_and(|a| self.deliver(a)) {
+            tracing::debug!("a response nobody waits for was dropped");
+        }
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, Waiting> {
         self.waiting.lock().unwrap_or_else(PoisonError::into_inner)
     }

@@ -175,10 +175,7 @@ impl Legacy {
             match &message {
                 Incoming::Request(_) => {}
                 Incoming::Response(response) => {
-                    let answer = Answer::new(line, response, Bytes::copy_from_slice);
-                    if !answer.is_some_and(|a| self.answers.deliver(a)) {
-                        tracing::debug!("a response nobody waits for was dropped");
-                    }
+                    self.answers.route(line, response, Bytes::copy_from_slice);
                     return Read::Taken;
                 }
                 Incoming::Notification(_) => {
