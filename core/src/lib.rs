@@ -61,6 +61,7 @@ pub mod client;
 #[cfg(feature = "embedded-io")]
 pub mod io;
 pub mod json;
+#[cfg(feature = "legacy")]
 pub mod legacy;
 pub mod mrtr;
 pub mod protocol;

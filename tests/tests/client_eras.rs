@@ -41,6 +41,7 @@ async fn probes_and_stays_modern(transport: Transport) {
     let builder = Answers::forms(fill).builder(&log);
     let s = connect_negotiating(&Launch::example(), transport, builder);
     assert_eq!(s.era().await.expect("the era"), Era::Modern);
+    assert_eq!(s.legacy_version().await.expect("the era"), None);
     let sent = s.sent();
     assert_eq!(
         sent.len(),
@@ -141,9 +142,10 @@ async fn legacy_flow_is_bridged(transport: Transport) {
         .builder(&log)
         .negotiation(Negotiation::Legacy);
     let (client, _server) = direct(transport, builder);
+    assert_eq!(client.era().await.expect("the handshake"), Era::Legacy);
     assert_eq!(
-        client.era().await.expect("the handshake"),
-        Era::Legacy(LegacyVersion::V2025_11_25)
+        client.legacy_version().await.expect("negotiated"),
+        Some(LegacyVersion::V2025_11_25)
     );
     let tool = client
         .call_tool("preference_preview", json!({"subject": "eras"}))

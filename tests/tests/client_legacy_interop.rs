@@ -124,9 +124,10 @@ fn text(result: &Value) -> &str {
 
 /// Lists and calls every tool, each answer coming from the client's handlers.
 async fn exercise(client: &Client) {
+    assert_eq!(client.era().await.expect("the era"), Era::Legacy);
     assert_eq!(
-        client.era().await.expect("the era"),
-        Era::Legacy(LegacyVersion::V2025_11_25)
+        client.legacy_version().await.expect("negotiated"),
+        Some(LegacyVersion::V2025_11_25)
     );
     let tools = client.list_tools().await.expect("tools/list");
     let names: Vec<&str> = tools.iter().filter_map(|t| t["name"].as_str()).collect();

@@ -66,7 +66,7 @@ impl<'c, 'o> Exchange<'c, 'o> {
         }
     }
 
-    /// Starts `operation` on a session of the `initialize` era (see [`super::legacy`]): the
+    /// Starts `operation` on a session of the `initialize` era (module `client::legacy`, feature `legacy`): the
     /// request carries no `_meta` envelope (only the operation's own `_meta` members, such as
     /// a progress token), since the session's handshake declared the version and the
     /// capabilities. The server sends its requests for input as requests of its own, so a

@@ -64,6 +64,7 @@ mod exchange;
 mod handler;
 pub mod headers;
 mod input;
+#[cfg(feature = "legacy")]
 pub mod legacy;
 mod operation;
 mod response;

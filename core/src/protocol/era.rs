@@ -1,6 +1,6 @@
 //! The two eras a server can answer, and which of them it does: shared by the 2026-07-28
 //! path, which refuses `initialize` when the legacy dialect is not served, and by the
-//! [`legacy`](crate::legacy) dialect itself.
+//! legacy dialect itself (module `legacy`, feature `legacy`).
 
 /// Why `initialize` is refused on a connection that already speaks 2026-07-28.
 pub(crate) const INITIALIZE_ON_MODERN: &str = "This connection speaks MCP 2026-07-28 (a request with \

@@ -8,6 +8,7 @@ mod meta;
 mod method;
 
 pub use capabilities::ClientCapabilities;
+#[cfg(feature = "legacy")]
 pub(crate) use era::INITIALIZE_ON_MODERN;
 pub use era::{Era, EraSupport};
 pub use meta::{LogLevel, MetaError, RequestMeta, admit};

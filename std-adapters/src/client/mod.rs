@@ -369,7 +369,8 @@ pub struct Client {
     negotiation: Negotiation,
     probe_timeout: Duration,
     /// The server's era, found once per client (the spec's "property of the server").
-    era: tokio::sync::OnceCell<Era>,
+    /// `None` for 2026-07-28, the session's version on an `initialize` server.
+    era: tokio::sync::OnceCell<Option<LegacyVersion>>,
     /// Held while a legacy HTTP session that ended is replaced, so concurrent requests
     /// open one new session between them.
     reopening: tokio::sync::Mutex<()>,
@@ -664,7 +665,7 @@ impl Client {
         let operation = op.operation()?;
         let mut exchange = match era {
             Era::Modern => Exchange::new(&config, operation, self.handlers.capabilities()),
-            Era::Legacy(_) => Exchange::legacy(&config, operation),
+            Era::Legacy => Exchange::legacy(&config, operation),
         };
         let mut out = Vec::new();
         let mut id = self.next_id();

@@ -4,11 +4,12 @@
 use std::time::Duration;
 
 use snodo_core::client::legacy::{
-    self, INITIALIZED, legacy_status, probe_era, read_initialize_result, write_initialize,
+    INITIALIZED, legacy_status, probe_era, read_initialize_result, write_initialize,
 };
 use snodo_core::client::{Exchange, Operation};
 use snodo_core::json::parse;
 use snodo_core::legacy::LegacyVersion;
+pub use snodo_core::protocol::Era;
 
 use super::{Client, ClientError, Transport, grow};
 
@@ -32,43 +33,44 @@ pub enum Negotiation {
     Legacy,
 }
 
-/// The era a client speaks with its server.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Era {
-    /// 2026-07-28: stateless, the `_meta` envelope on every request, multi round-trip
-    /// requests for input.
-    Modern,
-    /// An `initialize` session of this version: the server asks for input with requests of
-    /// its own, answered by the same handlers.
-    Legacy(LegacyVersion),
-}
-
 impl Client {
     /// The server's era: found by the first operation (probe and, on a legacy server, the
     /// handshake) and kept for the client's life.
     pub async fn era(&self) -> Result<Era, ClientError> {
+        let version = self.legacy_version().await?;
+        Ok(if version.is_some() {
+            Era::Legacy
+        } else {
+            Era::Modern
+        })
+    }
+
+    /// The version of the `initialize` session when the server is of the legacy era, `None`
+    /// when it speaks 2026-07-28; found as [`Client::era`] finds the era.
+    pub async fn legacy_version(&self) -> Result<Option<LegacyVersion>, ClientError> {
         self.era.get_or_try_init(|| self.negotiate()).await.copied()
     }
 
     /// Whether the session is a legacy one (known once [`Client::era`] has run).
     pub(crate) fn is_legacy(&self) -> bool {
-        matches!(self.era.get(), Some(Era::Legacy(_)))
+        matches!(self.era.get(), Some(Some(_)))
     }
 
-    async fn negotiate(&self) -> Result<Era, ClientError> {
+    /// The legacy session's version, or `None` for a 2026-07-28 server.
+    async fn negotiate(&self) -> Result<Option<LegacyVersion>, ClientError> {
         let era = match self.negotiation {
-            Negotiation::Modern => return Ok(Era::Modern),
-            Negotiation::Legacy => legacy::Era::Legacy,
+            Negotiation::Modern => return Ok(None),
+            Negotiation::Legacy => Era::Legacy,
             Negotiation::Auto => self.probe().await?,
         };
         match era {
-            legacy::Era::Modern => Ok(Era::Modern),
-            legacy::Era::Legacy => self.initialize().await,
+            Era::Modern => Ok(None),
+            Era::Legacy => self.initialize().await.map(Some),
         }
     }
 
     /// Sends `server/discover` and reads the era from what comes back.
-    async fn probe(&self) -> Result<legacy::Era, ClientError> {
+    async fn probe(&self) -> Result<Era, ClientError> {
         let config = self.config();
         let mut exchange =
             Exchange::new(&config, Operation::discover(), self.handlers.capabilities());
@@ -82,10 +84,10 @@ impl Client {
             Ok(response) => match exchange.read_response(&response) {
                 Ok(reply) => probe_era(&reply),
                 // Not even a JSON-RPC response to the probe: not a modern server.
-                Err(_) => legacy::Era::Legacy,
+                Err(_) => Era::Legacy,
             },
-            Err(ClientError::Timeout) => legacy::Era::Legacy,
-            Err(ClientError::Http { status, .. }) if legacy_status(status) => legacy::Era::Legacy,
+            Err(ClientError::Timeout) => Era::Legacy,
+            Err(ClientError::Http { status, .. }) if legacy_status(status) => Era::Legacy,
             Err(e) => return Err(e),
         };
         tracing::debug!(?era, "server/discover probe");
@@ -94,7 +96,7 @@ impl Client {
 
     /// The `initialize` handshake: the request, the server's version (one this client
     /// speaks), then `notifications/initialized`.
-    async fn initialize(&self) -> Result<Era, ClientError> {
+    async fn initialize(&self) -> Result<LegacyVersion, ClientError> {
         let config = self.config();
         let mut out = Vec::new();
         let id = self.next_id();
@@ -137,7 +139,7 @@ impl Client {
             }
         }
         tracing::debug!(version = version.name(), "legacy session initialized");
-        Ok(Era::Legacy(version))
+        Ok(version)
     }
 }
 

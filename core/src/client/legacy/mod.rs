@@ -45,8 +45,9 @@ mod handshake;
 mod probe;
 mod server_request;
 
+pub use crate::protocol::Era;
 pub use handshake::{INITIALIZED, Negotiated, read_initialize_result, write_initialize};
-pub use probe::{Era, is_modern_error, legacy_status, probe_era};
+pub use probe::{is_modern_error, legacy_status, probe_era};
 pub use server_request::{
     REFUSED, ServerRequest, UNKNOWN_METHOD, read_server_request, write_refusal, write_reply,
 };

@@ -1,16 +1,7 @@
 //! Which era a server speaks, from its answer to the `server/discover` probe.
 
 use super::super::Reply;
-
-/// The era of a server, as the probe found it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub enum Era {
-    /// 2026-07-28: per-request `_meta`, no handshake.
-    Modern,
-    /// The `initialize` era (2025-11-25 and before).
-    Legacy,
-}
+use crate::protocol::Era;
 
 /// Whether `code` is one of the JSON-RPC errors only a 2026-07-28 server sends: -32020
 /// (header mismatch), -32021 (missing client capability), -32022 (unsupported protocol
