@@ -1,6 +1,6 @@
 //! The one Streamable HTTP header rule of a legacy session the core can check alone.
 
-use super::version::LegacyVersion;
+use crate::protocol::LegacyVersion;
 
 /// An `MCP-Protocol-Version` header a legacy session cannot accept: answer 400.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -2,9 +2,9 @@
 //! `InitializeResult` from the server's configuration.
 
 use super::session::{ClientName, Session};
-use super::version::LegacyVersion;
 use crate::json::{Object, Writer};
 use crate::protocol::ClientCapabilities;
+use crate::protocol::LegacyVersion;
 use crate::rpc::Id;
 use crate::rpc::emit;
 use crate::server::{Config, ServerCapabilities};

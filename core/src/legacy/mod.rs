@@ -88,8 +88,8 @@ mod request_handle;
 mod response;
 mod session;
 mod session_id;
-mod version;
 
+pub use crate::protocol::LegacyVersion;
 pub use bridge::{
     Accepted, AnswerError, BridgeError, BridgeId, BridgeLimits, Leg, write_cancelled, write_refused,
 };
@@ -109,7 +109,6 @@ pub use response::{
 };
 pub use session::{ClientName, MAX_CLIENT_NAME, MAX_CLIENT_VERSION, Session};
 pub use session_id::{InvalidNodeName, NodeName, SessionId};
-pub use version::LegacyVersion;
 
 #[cfg(test)]
 mod tests;

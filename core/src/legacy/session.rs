@@ -1,8 +1,8 @@
 //! What a legacy session remembers between its messages: a small `Copy` value the adapter
 //! keeps per stdio connection or per HTTP session.
 
-use super::version::LegacyVersion;
 use crate::json::JsonStr;
+use crate::protocol::LegacyVersion;
 use crate::protocol::{ClientCapabilities, LogLevel};
 
 /// Longest client name kept from `clientInfo.name`, in bytes.

@@ -6,6 +6,7 @@ mod era;
 pub mod http;
 mod meta;
 mod method;
+mod version;
 
 pub use capabilities::ClientCapabilities;
 #[cfg(feature = "legacy")]
@@ -14,12 +15,7 @@ pub use era::{Era, EraSupport};
 pub use meta::{LogLevel, MetaError, RequestMeta, admit};
 pub(crate) use meta::{MetaFields, admit_meta};
 pub use method::Method;
-
-/// The protocol revision this core speaks.
-pub const PROTOCOL_VERSION: &str = "2026-07-28";
-
-/// Every version this core accepts, newest first (what -32022 lists as `supported`).
-pub const SUPPORTED_VERSIONS: &[&str] = &[PROTOCOL_VERSION];
+pub use version::{LegacyVersion, PROTOCOL_VERSION, SUPPORTED_VERSIONS};
 
 /// `_meta` key of the protocol version.
 pub const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";

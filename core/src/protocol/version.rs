@@ -1,9 +1,18 @@
-//! The legacy protocol versions and the `initialize` version negotiation.
+//! Every protocol version this core speaks, in one place: the 2026-07-28 revision of the
+//! per-request envelope, and the versions of the `initialize` era with their negotiation.
 
 use crate::json::JsonStr;
 use crate::protocol::ClientCapabilities;
 
-/// A protocol version of the `initialize` era this core can serve.
+/// The protocol revision this core speaks.
+pub const PROTOCOL_VERSION: &str = "2026-07-28";
+
+/// Every version the 2026-07-28 envelope accepts, newest first (what -32022 lists as
+/// `supported`). The `initialize` era's are [`LegacyVersion::ALL`].
+pub const SUPPORTED_VERSIONS: &[&str] = &[PROTOCOL_VERSION];
+
+/// A protocol version of the `initialize` era this core can serve (with feature `legacy`)
+/// and speak as a client.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum LegacyVersion {
