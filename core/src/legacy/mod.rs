@@ -8,9 +8,13 @@
 //!
 //! # How an adapter drives it
 //!
-//! 1. **Era.** stdio: parse each message, then [`EraGate::admit`] it — the first
-//!    `initialize` makes the process legacy, the first `_meta`-enveloped request (or
-//!    `server/discover`) modern; a later message of the other era is refused with
+//! 1. **Era.** A connection that carries one client (stdio, a serial link): feed each parsed
+//!    message to one [`Connection`] ([`Connection::read`]), which holds the era gate and the
+//!    session and says what to do ([`Action`]): the first `initialize` makes it legacy
+//!    ([`Action::Initialize`]: answer it and [`Connection::open`] the session), the first
+//!    `_meta`-enveloped request (or `server/discover`) modern ([`Action::Modern`]); a later
+//!    message of the other era is refused in the reply it writes; every other message is the
+//!    session's [`Step`] (steps 3 to 5). Underneath are [`EraGate::admit`] and
 //!    [`EraMismatch::write_error`]. HTTP: [`classify_post`] each POST — modern requests take
 //!    the modern path whatever their headers, `initialize` opens a session (mint a
 //!    [`SessionId`]), other messages with `Mcp-Session-Id` go to their session (404 when it is
@@ -76,6 +80,7 @@
 //! tells how.
 
 pub mod bridge;
+mod connection;
 mod dispatch;
 mod drive;
 mod era;
@@ -93,6 +98,7 @@ pub use crate::protocol::LegacyVersion;
 pub use bridge::{
     Accepted, AnswerError, BridgeError, BridgeId, BridgeLimits, Leg, write_cancelled, write_refused,
 };
+pub use connection::{Action, Connection};
 pub use dispatch::{Step, write_empty_result};
 pub use drive::{
     Bridged, Link, LinkClosed, MAX_INPUTS, Next, Part, Parts, Scratch, WaitsFull, drive,

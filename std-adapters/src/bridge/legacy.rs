@@ -227,17 +227,18 @@ impl<'d> Host<'d> {
 /// The bridge loop's view of the host: the session, its waits, and the output.
 struct DeviceLink<'h> {
     host: &'h Host<'h>,
-    session: &'h Mutex<Session>,
+    /// The session when the request started.
+    session: Session,
     output: &'h mpsc::Sender<Vec<u8>>,
 }
 
 impl Link for DeviceLink<'_> {
     fn session(&self) -> Session {
-        *lock(self.session)
+        self.host.legacy.session().unwrap_or(self.session)
     }
 
     fn update_session<R>(&self, change: impl FnOnce(&mut Session) -> R) -> R {
-        change(&mut lock(self.session))
+        self.host.legacy.update_session(self.session, change)
     }
 
     fn wait_for(&self, id: BridgeId) -> Result<oneshot::Receiver<Answer>, WaitsFull> {

@@ -22,15 +22,15 @@
 
 use std::future::poll_fn;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::task::Poll;
 
 use bytes::Bytes;
 use snodo_core::json::{Limits, Writer};
 use snodo_core::legacy::{
-    BridgeId, Era, EraGate, EraMismatch, EraSupport, Session, Signal, Step, signal, write_event,
+    Action, BridgeId, Connection, Era, EraSupport, Session, Step, write_event,
 };
-use snodo_core::rpc::{self, ErrorCode, Id, Incoming};
+use snodo_core::rpc::{self, ErrorCode, Incoming};
 use snodo_core::server::{Notifier, Principal, Server, ServerCapabilities};
 use tokio::sync::{broadcast, oneshot, watch};
 
@@ -49,10 +49,9 @@ use crate::stdio::output::{Closed, Output, OutputNotifier};
 /// The era and, once `initialize` opened it, the legacy session of one stdio connection.
 #[derive(Debug)]
 pub(crate) struct Legacy {
-    support: EraSupport,
     bridge: BridgeConfig,
-    gate: Mutex<EraGate>,
-    session: OnceLock<Mutex<Session>>,
+    /// The core's sans-IO connection: the era gate and the session.
+    connection: Mutex<Connection>,
     subscriptions: Mutex<Subscriptions>,
     answers: Answers,
     /// Requests waiting for the client's answers (each holds its reader slot).
@@ -92,10 +91,8 @@ impl Legacy {
     /// The state of a new connection.
     pub(crate) fn new(support: EraSupport, bridge: BridgeConfig, max_subscriptions: usize) -> Self {
         Legacy {
-            support,
             bridge,
-            gate: Mutex::new(EraGate::new(support)),
-            session: OnceLock::new(),
+            connection: Mutex::new(Connection::new(support)),
             subscriptions: Mutex::new(Subscriptions::new(max_subscriptions)),
             answers: Answers::new(bridge.max_waiting),
             waiting: AtomicUsize::new(0),
@@ -103,7 +100,7 @@ impl Legacy {
     }
 
     fn era(&self) -> Option<Era> {
-        lock(&self.gate).era()
+        lock(&self.connection).era()
     }
 
     /// The client's input ended: no answer to a bridged request can come any more.
@@ -162,8 +159,7 @@ impl Legacy {
         out: &mut Vec<u8>,
         stop: impl FnOnce(&RequestKey) -> bool,
     ) -> Read<'l> {
-        let era = self.era();
-        if era == Some(Era::Modern) {
+        if self.era() == Some(Era::Modern) {
             return Read::Modern;
         }
         // A line that does not parse is answered by the modern path, which says why in the
@@ -171,89 +167,32 @@ impl Legacy {
         let Ok(message) = rpc::parse(line, limits) else {
             return Read::Modern;
         };
-        if era == Some(Era::Legacy) {
-            match &message {
-                Incoming::Request(_) => {}
-                Incoming::Response(response) => {
-                    self.answers.route(line, response, Bytes::copy_from_slice);
-                    return Read::Taken;
-                }
-                Incoming::Notification(_) => {
-                    self.notified(&message, stop);
-                    return Read::Taken;
-                }
-            }
-        }
-        match lock(&self.gate).admit(&message) {
-            Ok(Era::Modern) => return Read::Modern,
-            Ok(Era::Legacy) => {}
-            // `initialize` where the connection cannot be legacy gets the modern path's
-            // answer: -32601 saying why, in the server's terms.
-            Err(EraMismatch::NotServed(Era::Legacy) | EraMismatch::InitializeOnModern) => {
-                return Read::Modern;
-            }
-            Err(mismatch) => {
-                let Some(id) = request_id(&message) else {
-                    tracing::debug!(?mismatch, "a notification of the other era was dropped");
-                    return Read::Taken;
-                };
-                return written(out, line, |w| {
-                    mismatch.write_error(w, Some(id), self.support)
-                });
-            }
-        }
-        let Incoming::Request(request) = message else {
-            return Read::Taken;
-        };
-        let Some(session) = self.session.get() else {
-            if signal(&message) == Signal::Initialize {
-                return Read::Initialize(request);
-            }
-            return written(out, line, |w| {
-                rpc::write_error(
-                    w,
-                    Some(request.id),
-                    ErrorCode::INVALID_REQUEST,
-                    "The session is not initialized: send initialize first",
-                    None,
-                );
-            });
-        };
         let mut w = Writer::new(room(out, line));
-        let step = lock(session).step(&message, served(), &mut w);
+        let action = lock(&self.connection).read(&message, served(), &mut w);
+        let step = match action {
+            Action::Modern => return Read::Modern,
+            Action::Initialize(request) => return Read::Initialize(request),
+            Action::Session(step) => step,
+        };
         match step {
+            Step::Replied => {}
             Step::Subscription { id, uri, subscribe } => {
                 lock(&self.subscriptions).change(id, uri, subscribe, &mut w);
             }
-            Step::Replied => {}
             Step::Modern { request, .. } => return Read::Request(request),
-            // Requests only: the reader took the rest above.
-            Step::Quiet | Step::Cancel { .. } | Step::Answer(_) => return Read::Taken,
+            Step::Answer(response) => {
+                self.answers.route(line, &response, Bytes::copy_from_slice);
+                return Read::Taken;
+            }
+            Step::Cancel { request_id } => {
+                let key = RequestKey::from(request_id);
+                let stopped = stop(&key);
+                tracing::debug!(request = ?key, stopped, "legacy cancellation");
+                return Read::Taken;
+            }
+            Step::Quiet => return Read::Taken,
         }
         w.finish().map_or(Read::Taken, Read::Reply)
-    }
-
-    /// A notification of the legacy session: a cancellation `stop`s its request.
-    fn notified(&self, message: &Incoming<'_>, stop: impl FnOnce(&RequestKey) -> bool) {
-        if let Err(mismatch) = lock(&self.gate).admit(message) {
-            tracing::debug!(?mismatch, "a notification of the other era was dropped");
-            return;
-        }
-        let Some(session) = self.session.get() else {
-            return;
-        };
-        // A notification writes nothing.
-        let mut nothing = [0u8; 0];
-        let step = lock(session).step(
-            message,
-            ServerCapabilities::default(),
-            &mut Writer::new(&mut nothing),
-        );
-        if let Step::Cancel { request_id } = step {
-            let key = RequestKey::from(request_id);
-            let stopped = stop(&key);
-            tracing::debug!(request = ?key, stopped, "legacy cancellation");
-        }
     }
 
     /// Opens the session for the `initialize` `request`, answered by `backend` (the
@@ -280,16 +219,29 @@ impl Legacy {
         (reply, true)
     }
 
-    /// The session, once `initialize` opened it.
-    #[cfg(feature = "bridge")]
-    pub(crate) fn session(&self) -> Option<&Mutex<Session>> {
-        self.session.get()
+    /// The session as it is now, once `initialize` opened it.
+    pub(crate) fn session(&self) -> Option<Session> {
+        lock(&self.connection).session().copied()
+    }
+
+    /// Changes the session (a leg of the bridge takes its ids); `opened` stands in for it
+    /// should it not be open, which a running request never sees.
+    pub(crate) fn update_session<R>(
+        &self,
+        opened: Session,
+        change: impl FnOnce(&mut Session) -> R,
+    ) -> R {
+        let mut connection = lock(&self.connection);
+        match connection.session_mut() {
+            Some(session) => change(session),
+            None => change(&mut { opened }),
+        }
     }
 
     /// Opens the session (`initialize` was answered with it). Lines are admitted in order,
     /// so no other `initialize` got here first.
     fn open_session(&self, session: Session) {
-        let _ = self.session.set(Mutex::new(session));
+        lock(&self.connection).open(session);
     }
 
     /// The waits of the session's bridged requests.
@@ -305,7 +257,7 @@ impl Legacy {
         request: &rpc::Request<'_>,
         slot: Slot<'_, A>,
     ) -> Result<(), Closed> {
-        let Some(session) = self.session.get() else {
+        let Some(session) = self.session() else {
             return Ok(());
         };
         let key = RequestKey::from(request.id);
@@ -403,18 +355,19 @@ pub(crate) async fn forward_events<A: AsyncHandler + 'static>(
 /// The bridge loop's view of a stdio connection.
 struct StdioLink<'s> {
     legacy: &'s Legacy,
-    session: &'s Mutex<Session>,
+    /// The session when the request started.
+    session: Session,
     output: &'s Output,
     notifier: OutputNotifier<'s>,
 }
 
 impl Link for StdioLink<'_> {
     fn session(&self) -> Session {
-        *lock(self.session)
+        self.legacy.session().unwrap_or(self.session)
     }
 
     fn update_session<R>(&self, change: impl FnOnce(&mut Session) -> R) -> R {
-        change(&mut lock(self.session))
+        self.legacy.update_session(self.session, change)
     }
 
     fn wait_for(&self, id: BridgeId) -> Result<oneshot::Receiver<Answer>, WaitsFull> {
@@ -445,20 +398,6 @@ fn room<'o>(out: &'o mut Vec<u8>, line: &[u8]) -> &'o mut [u8] {
         out.resize(line.len() + 512, 0);
     }
     out
-}
-
-/// The reply `write` writes into `out` for `line`, or nothing when it does not fit.
-fn written(out: &mut Vec<u8>, line: &[u8], write: impl FnOnce(&mut Writer<'_>)) -> Read<'static> {
-    let mut w = Writer::new(room(out, line));
-    write(&mut w);
-    w.finish().map_or(Read::Taken, Read::Reply)
-}
-
-fn request_id<'l>(message: &Incoming<'l>) -> Option<Id<'l>> {
-    match message {
-        Incoming::Request(r) => Some(r.id),
-        _ => None,
-    }
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {

@@ -2,6 +2,7 @@
 //! specifications in, exact bytes out.
 
 mod bridge;
+mod connection;
 mod drive;
 mod end_to_end;
 mod wire;
