@@ -121,7 +121,11 @@ impl Registry for Fixture {
 }
 
 impl Handler for Fixture {
-    fn call_tool<'o>(&self, call: &ToolCall<'_>, mut reply: ToolReply<'o>) -> Result<Done<'o>, Error> {
+    fn call_tool<'o>(
+        &self,
+        call: &ToolCall<'_>,
+        mut reply: ToolReply<'o>,
+    ) -> Result<Done<'o>, Error> {
         let mut buf = [0u8; 256];
         match call.name() {
             "echo" => {
@@ -227,7 +231,11 @@ impl Handler for Fixture {
         }
     }
 
-    fn get_prompt<'o>(&self, call: &PromptGet<'_>, reply: PromptReply<'o>) -> Result<Done<'o>, Error> {
+    fn get_prompt<'o>(
+        &self,
+        call: &PromptGet<'_>,
+        reply: PromptReply<'o>,
+    ) -> Result<Done<'o>, Error> {
         let mut buf = [0u8; 128];
         if call.name() == "plain" {
             return Ok(reply.messages(None, |m| {
@@ -246,7 +254,11 @@ impl Handler for Fixture {
         }))
     }
 
-    fn complete<'o>(&self, call: &Completion<'_>, reply: CompletionReply<'o>) -> Result<Done<'o>, Error> {
+    fn complete<'o>(
+        &self,
+        call: &Completion<'_>,
+        reply: CompletionReply<'o>,
+    ) -> Result<Done<'o>, Error> {
         let mut buf = [0u8; 64];
         let typed = call.argument_value().decode_into(&mut buf).unwrap_or("");
         let mut matches = [""; 4];

@@ -75,7 +75,10 @@ fuzz_target!(|data: &[u8]| {
         && let Ok(count) = check_annotations(schema)
     {
         let mentions = part(4).windows(12).filter(|w| w == b"x-mcp-header").count();
-        assert!(count <= mentions, "{count} annotations, {mentions} mentions");
+        assert!(
+            count <= mentions,
+            "{count} annotations, {mentions} mentions"
+        );
     }
     let pairs: Vec<(&str, &[u8])> = parts
         .get(5..)

@@ -51,7 +51,11 @@ fuzz_target!(|data: &[u8]| {
             assert_eq!(connection.era(), Some(decided), "the era changed");
         }
         if support == EraSupport::ModernOnly {
-            assert_ne!(connection.era(), Some(Era::Legacy), "legacy on a modern-only server");
+            assert_ne!(
+                connection.era(),
+                Some(Era::Legacy),
+                "legacy on a modern-only server"
+            );
         }
         match action {
             Action::Initialize(request) => {

@@ -74,7 +74,11 @@ fuzz_target!(|data: &[u8]| {
             (None, Ok(_)) => {}
         }
         if support == EraSupport::ModernOnly {
-            assert_ne!(gate.era(), Some(Era::Legacy), "legacy on a modern-only server");
+            assert_ne!(
+                gate.era(),
+                Some(Era::Legacy),
+                "legacy on a modern-only server"
+            );
         }
         if admitted != Ok(Era::Legacy) {
             continue;
@@ -103,7 +107,10 @@ fuzz_target!(|data: &[u8]| {
                 }
                 if request.method.eq_str("logging/setLevel") && reply.get("result").is_some() {
                     level = value.as_ref().and_then(requested_level);
-                    assert!(level.is_some(), "a level set from a request that names none");
+                    assert!(
+                        level.is_some(),
+                        "a level set from a request that names none"
+                    );
                 }
             }
             (Incoming::Notification(n), _) if n.method.eq_str("notifications/initialized") => {

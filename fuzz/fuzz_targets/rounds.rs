@@ -66,7 +66,11 @@ impl Handler for App {
     ) -> Result<Done<'o>, Error> {
         mrtr_app::read_resource(call, reply)
     }
-    fn get_prompt<'o>(&self, call: &PromptGet<'_>, reply: PromptReply<'o>) -> Result<Done<'o>, Error> {
+    fn get_prompt<'o>(
+        &self,
+        call: &PromptGet<'_>,
+        reply: PromptReply<'o>,
+    ) -> Result<Done<'o>, Error> {
         mrtr_app::get_prompt(call, reply)
     }
 }
@@ -75,11 +79,9 @@ static STATE: LazyLock<StateOptions> = LazyLock::new(|| {
     StateOptions::new(Keys::secret(b"fuzz rounds: a secret of 32 byte").expect("32 bytes"))
 });
 
-static SERVER: LazyLock<Server<'static, App>> =
-    LazyLock::new(|| {
-        Server::new(Config::new("fuzz-rounds", "0").with_state(&STATE), App)
-            .expect("valid definitions")
-    });
+static SERVER: LazyLock<Server<'static, App>> = LazyLock::new(|| {
+    Server::new(Config::new("fuzz-rounds", "0").with_state(&STATE), App).expect("valid definitions")
+});
 
 /// The time of the first round; later rounds move from here.
 const START: u64 = 1_780_000_000;
