@@ -62,6 +62,7 @@ mod clock;
 pub mod events;
 pub mod handler;
 pub mod http;
+mod in_flight;
 pub mod keys;
 pub mod legacy;
 mod memory;

@@ -28,12 +28,12 @@ use tokio::sync::{mpsc, oneshot};
 use super::device::Device;
 use super::rounds::{DeviceBackend, DeviceRounds, lock};
 use crate::buffers::BufferPool;
+use crate::in_flight::RequestKey;
 use crate::legacy::backend::Backend;
 use crate::legacy::round::{
     Answer, BridgeBuffers, BridgeConfig, Bridged, Link, LinkClosed, WaitsFull,
 };
 use crate::legacy::stdio::{Legacy, Read};
-use crate::stdio::in_flight::RequestKey;
 
 /// Requests of a legacy host that may wait for the device; more are refused (-32603).
 pub(crate) const QUEUE: usize = 64;

@@ -126,7 +126,6 @@ pub(crate) mod body;
 mod config;
 pub(crate) mod grant;
 pub(crate) mod headers;
-pub(crate) mod in_flight;
 pub(crate) mod listener;
 pub mod ops;
 pub(crate) mod service;

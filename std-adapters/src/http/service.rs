@@ -29,12 +29,12 @@ use super::body::{Exchange, McpBody, Out, Work, empty, event_stream, json, sse_e
 use super::config::HttpConfig;
 use super::grant;
 use super::headers;
-use super::in_flight::{InFlight, RequestKey};
 use super::ops::{Metrics, Observation, Outcome};
 use crate::buffers::{BufferPool, KEEP_IDLE};
 use crate::clock::unix_seconds;
 use crate::events::{EventBus, ServerEvent, due, next_event};
 use crate::handler::{AppRunner, AsyncHandler};
+use crate::in_flight::{InFlight, RequestKey};
 use crate::legacy::backend::ServerBackend;
 use crate::legacy::http as legacy;
 use crate::legacy::sessions::Sessions;
@@ -590,7 +590,8 @@ impl<A: AsyncHandler> Runner for CancellableRunner<'_, '_, '_, A> {
         out: &'o mut [u8],
     ) -> impl Future<Output = Option<Result<Done<'o>, Error>>> + 'o {
         let id = call.context().id();
-        let (registration, cancelled) = self.in_flight.admit(RequestKey::new(self.principal, id));
+        let (registration, cancelled) =
+            self.in_flight.register(RequestKey::new(self.principal, id));
         let running = self.app.run(call, out);
         async move {
             let outcome = tokio::select! {

@@ -42,7 +42,7 @@ use crate::http::McpBody;
 use crate::http::body::{Exchange, Out, Work};
 use crate::http::body::{empty, event_stream, json, tick};
 use crate::http::headers::HEADER_SESSION_ID;
-use crate::http::in_flight::{InFlight, RequestKey};
+use crate::in_flight::{InFlight, RequestKey};
 
 /// JSON-RPC code of "no such session" (as the TypeScript SDK answers it).
 const SESSION_NOT_FOUND: ErrorCode = ErrorCode(-32001);
@@ -288,7 +288,7 @@ impl<B: Backend> Job<B> {
             .as_deref()
             .map_or(Principal::Anonymous, Principal::Id);
         // `notifications/cancelled` for this request's id stops it.
-        let (_registration, cancelled) = self.in_flight.admit(request_key(entry, request.id));
+        let (_registration, cancelled) = self.in_flight.register(request_key(entry, request.id));
         let cancelled = async {
             if cancelled.await.is_err() {
                 std::future::pending::<()>().await;

@@ -43,7 +43,7 @@ use super::subscriptions::Subscriptions;
 use crate::buffers::BufferPool;
 use crate::events::{ServerEvent, due};
 use crate::handler::AsyncHandler;
-use crate::stdio::in_flight::{InFlight, RequestKey, Stop};
+use crate::in_flight::{InFlight, RequestKey, Stop};
 use crate::stdio::output::{Closed, Output, OutputNotifier};
 
 /// The era and, once `initialize` opened it, the legacy session of one stdio connection.

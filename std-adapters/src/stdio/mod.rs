@@ -47,7 +47,6 @@
 //! and `now` is the system clock in Unix seconds.
 
 mod config;
-pub(crate) mod in_flight;
 pub(crate) mod lines;
 pub(crate) mod output;
 
@@ -75,8 +74,8 @@ use crate::legacy::backend::ServerBackend;
 use crate::legacy::stdio::{self as legacy, Legacy, Read};
 use crate::message;
 
+use crate::in_flight::{InFlight, RequestKey, Stop};
 pub use config::StdioConfig;
-use in_flight::{InFlight, RequestKey, Stop};
 use lines::{Line, Lines};
 use output::{Closed, Output, OutputNotifier};
 
