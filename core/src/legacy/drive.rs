@@ -155,7 +155,11 @@ pub async fn drive<L: Link, S: Scratch>(
 ) -> Bridged {
     let id = request.id;
     let session = link.session();
-    let lifted = grown(scratch, Part::Request(0), |p| {
+    // The request's own members and the session's envelope (its client name and version
+    // are bounded): the usual size of the lifted request.
+    let params = request.params.map_or(0, |p| p.as_value().raw().len());
+    let expected = params + request.method.raw().len() + LIFT_ROOM;
+    let lifted = grown_from(scratch, Part::Request(0), expected, |p| {
         let mut w = Writer::new(p.requests[0]);
         lift_request(request, &session, &mut w);
         w.finish()
@@ -175,7 +179,9 @@ pub async fn drive<L: Link, S: Scratch>(
             return Bridged::Cancelled;
         };
         let len = len.min(scratch.parts().modern.len());
-        let settled = grown(scratch, Part::Reply, |p| {
+        // Lowering drops members: the legacy reply is no longer than the modern one (but for
+        // an error naming missing capabilities, which grows once).
+        let settled = grown_from(scratch, Part::Reply, len, |p| {
             let mut w = Writer::new(p.reply);
             match settle(&p.modern[..len], &limits.json, &mut w) {
                 Ok(Settled::Final) => w.finish().map(|len| Ok(Some(len))),
@@ -251,8 +257,22 @@ pub async fn drive<L: Link, S: Scratch>(
 fn grown<S: Scratch, T>(
     scratch: &mut S,
     part: Part,
+    write: impl FnMut(&mut Parts<'_>) -> Result<T, BufferTooSmall>,
+) -> Result<T, BufferTooSmall> {
+    grown_from(scratch, part, 0, write)
+}
+
+/// [`grown`], with `part` first grown to `expected` bytes (what the write is likely to take),
+/// so a scratch that starts empty writes once rather than twice. A fixed scratch ignores it.
+fn grown_from<S: Scratch, T>(
+    scratch: &mut S,
+    part: Part,
+    expected: usize,
     mut write: impl FnMut(&mut Parts<'_>) -> Result<T, BufferTooSmall>,
 ) -> Result<T, BufferTooSmall> {
+    if expected > part_len(&mut scratch.parts(), part) {
+        let _ = scratch.grow(part, expected);
+    }
     match write(&mut scratch.parts()) {
         Err(too_small) if scratch.grow(part, too_small.required) => write(&mut scratch.parts()),
         done => done,
@@ -447,6 +467,20 @@ fn reply_error<S: Scratch>(scratch: &mut S, id: Id<'_>, message: &str) -> Bridge
 fn reply_bridge_error<S: Scratch>(scratch: &mut S, id: Id<'_>, error: BridgeError) -> Bridged {
     reply_with(scratch, |w| error.write_error(w, id))
 }
+
+/// The length of `part` in `parts`.
+fn part_len(parts: &mut Parts<'_>, part: Part) -> usize {
+    match part {
+        Part::Request(n) => parts.requests.get(n).map_or(0, |r| r.len()),
+        Part::Modern => parts.modern.len(),
+        Part::Reply => parts.reply.len(),
+        Part::Store => parts.store.len(),
+    }
+}
+
+/// Room a lifted request takes beyond the request's params and method: the envelope's keys
+/// and version, the client's name and version, a log level, the id, the frame.
+const LIFT_ROOM: usize = 384 + super::MAX_CLIENT_NAME + super::MAX_CLIENT_VERSION;
 
 /// Writes the reply into [`Parts::reply`] (grown when it must be). A reply that does not fit
 /// even so ends the request with nothing to send but the link's end.

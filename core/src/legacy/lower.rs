@@ -37,11 +37,23 @@ pub struct NotAResponse;
 pub fn settle(reply: &[u8], limits: &Limits, w: &mut Writer<'_>) -> Result<Settled, NotAResponse> {
     let root = crate::json::parse(reply, limits).map_err(|_| NotAResponse)?;
     let root = root.as_object().ok_or(NotAResponse)?;
-    let id = root.get("id").and_then(Id::from_value);
-    if let Some(error) = root.get("error").and_then(|e| e.as_object()) {
+    // One pass over the response's members: each is skipped once, the result included.
+    // The first of a repeated member counts, as `Object::get` reads it everywhere else.
+    let (mut id, mut error, mut result) = (None, None, None);
+    for (key, value) in root {
+        if key.eq_str("id") && id.is_none() {
+            id = Some(Id::from_value(value));
+        } else if key.eq_str("error") && error.is_none() {
+            error = Some(value);
+        } else if key.eq_str("result") && result.is_none() {
+            result = Some(value);
+        }
+    }
+    let id = id.flatten();
+    if let Some(error) = error.and_then(|e| e.as_object()) {
         // A response carries a result or an error, never both: copying such a message
         // would pass its modern result members on to the legacy client.
-        if root.get("result").is_some() {
+        if result.is_some() {
             return Err(NotAResponse);
         }
         let code = error.get("code").and_then(|c| c.as_i64());
@@ -57,16 +69,21 @@ pub fn settle(reply: &[u8], limits: &Limits, w: &mut Writer<'_>) -> Result<Settl
         }
         return Ok(Settled::Final);
     }
-    let result = root
-        .get("result")
-        .and_then(|r| r.as_object())
-        .ok_or(NotAResponse)?;
-    if is_input_required(result) {
+    let result = result.and_then(|r| r.as_object()).ok_or(NotAResponse)?;
+    // The result is lowered as it is read; `input_required`, wherever its `resultType`
+    // stands, takes back what was written.
+    let start = w.position();
+    if let Some(id) = id {
+        emit::result(w, id);
+    }
+    if write_legacy_result(w, result) == Lowered::InputRequired {
+        w.rewind(start);
         return Ok(Settled::InputRequired);
     }
-    let id = id.ok_or(NotAResponse)?;
-    emit::result(w, id);
-    write_legacy_result(w, result);
+    if id.is_none() {
+        w.rewind(start);
+        return Err(NotAResponse);
+    }
     w.raw(b"}");
     Ok(Settled::Final)
 }
@@ -79,11 +96,25 @@ pub(crate) fn is_input_required(result: Object<'_>) -> bool {
         .is_some_and(|t| t.eq_str("input_required"))
 }
 
-/// Writes `result` without its 2026-only members.
-fn write_legacy_result(w: &mut Writer<'_>, result: Object<'_>) {
+/// What [`write_legacy_result`] found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Lowered {
+    /// The result, written without its 2026-only members.
+    Written,
+    /// An `input_required` result: what was written is to be taken back.
+    InputRequired,
+}
+
+/// Writes `result` without its 2026-only members, in one pass over them.
+fn write_legacy_result(w: &mut Writer<'_>, result: Object<'_>) -> Lowered {
     let mut o = w.begin_object();
     for (key, value) in result {
         if MODERN_ONLY.iter().any(|k| key.eq_str(k)) {
+            let input_required = key.eq_str("resultType")
+                && value.as_str().is_some_and(|t| t.eq_str("input_required"));
+            if input_required {
+                return Lowered::InputRequired;
+            }
             continue;
         }
         if key.eq_str("_meta") {
@@ -104,6 +135,7 @@ fn write_legacy_result(w: &mut Writer<'_>, result: Object<'_>) {
         o.key_json(key).value(value);
     }
     o.end();
+    Lowered::Written
 }
 
 /// Whether `_meta` keeps anything once the server identity is dropped.
