@@ -13,11 +13,24 @@
 //! 3. [`Call::finish`] admits the outcome and completes the response in the buffer the
 //!    `Done` carries; [`Finished::len`] gives its length (writing a handler's error first).
 //!
-//! [`Server::drive`] does all three, bytes in to bytes out, for every caller: it runs the
-//! handler through the caller's [`Runner`] (a cancellable future on a host);
-//! [`Server::handle`] takes the same steps for a synchronous [`Handler`]. Nothing of a round outlives it: the
-//! server keeps no state between rounds. A [`CallHandle`] (`Copy`, `'static`) lets a task
-//! that outlives the reader borrow the call again from a copy of its bytes.
+//! Every entry point is one of these steps or a sum of them:
+//!
+//! | entry point | steps | for |
+//! |---|---|---|
+//! | [`Server::accept`] | 1 | a transport that runs the call itself |
+//! | [`Server::accept_inspected`] | 1, the parsed message shown to the caller first | a transport with checks of its own on the message (HTTP headers), so it is parsed once |
+//! | [`Server::drive_call`] | 2 and 3 for a call step 1 returned | that transport, through its [`Runner`] |
+//! | [`Server::drive`] | 1, 2, 3 | every async caller, bytes in to bytes out, the handler run through a [`Runner`] (a cancellable future on a host) |
+//! | [`Server::handle`] | 1, 2, 3 | a synchronous [`Handler`] (firmware), without a future whose frame would stay on the stack |
+//!
+//! On hosts, `snodo_std::handle` is `drive` with an async application as the runner, and
+//! `snodo_std::run_call` is step 2 alone, for a transport of one's own.
+//!
+//! A 2025-11-25 request takes the same steps: the legacy dialect lifts it into a 2026-07-28
+//! request, runs it with one of these (`snodo-std` uses `drive`), and lowers the reply.
+//! Nothing of a round outlives it: the server keeps no state between rounds. A
+//! [`CallHandle`] (`Copy`, `'static`) lets a task that outlives the reader borrow the call
+//! again from a copy of its bytes.
 
 /// `const` builder methods that each set one optional text field of a definition or of the
 /// server info, so that firmware can build them in `const` items. Several types with the
