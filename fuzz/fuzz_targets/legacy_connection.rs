@@ -10,26 +10,13 @@
 
 use libfuzzer_sys::fuzz_target;
 use serde_json::Value;
-use snodo_core::json::{Limits, Writer};
+use snodo_core::json::Writer;
 use snodo_core::legacy::{Action, Connection, Era, EraSupport, Step, parse_initialize};
 use snodo_core::rpc::{Id, Incoming, parse};
-use snodo_core::server::{ListChanged, ServerCapabilities};
 
-const LIMITS: Limits = Limits {
-    max_size: 16 * 1024,
-    max_depth: 16,
-    max_members: 64,
-};
-
-const SERVED: ServerCapabilities = ServerCapabilities {
-    tools: true,
-    resources: true,
-    prompts: true,
-    completions: true,
-    logging: true,
-    subscribe: true,
-    list_changed: ListChanged::ALL,
-};
+#[path = "shared/legacy_server.rs"]
+mod legacy_server;
+use legacy_server::{LIMITS, SERVED};
 
 fuzz_target!(|data: &[u8]| {
     let support = match data.first() {

@@ -17,23 +17,10 @@ use snodo_core::json::{Limits, Writer};
 use snodo_core::legacy::{Era, EraGate, EraSupport, Session, Step, lift_request, parse_initialize};
 use snodo_core::protocol::{LogLevel, MetaError, admit};
 use snodo_core::rpc::{Incoming, parse};
-use snodo_core::server::{ListChanged, ServerCapabilities};
 
-const LIMITS: Limits = Limits {
-    max_size: 16 * 1024,
-    max_depth: 16,
-    max_members: 64,
-};
-
-const SERVED: ServerCapabilities = ServerCapabilities {
-    tools: true,
-    resources: true,
-    prompts: true,
-    completions: true,
-    logging: true,
-    subscribe: true,
-    list_changed: ListChanged::ALL,
-};
+#[path = "shared/legacy_server.rs"]
+mod legacy_server;
+use legacy_server::{LIMITS, SERVED};
 
 /// The level a `logging/setLevel` request names, if it names one.
 fn requested_level(message: &Value) -> Option<LogLevel> {

@@ -267,6 +267,16 @@ async fn send(service: &McpService<App>, request: Request<Full<Bytes>>) -> Reply
 }
 
 /// The next data frame of a streamed body, as text.
+/// The next `count` messages of an open event stream (keep-alives skipped).
+async fn next_events(body: &mut McpBody, count: usize) -> Vec<Value> {
+    let mut seen = Vec::new();
+    while seen.len() < count {
+        let frame = next_frame(body).await.expect("open");
+        seen.extend(events(&frame));
+    }
+    seen
+}
+
 async fn next_frame(body: &mut McpBody) -> Option<String> {
     let frame = tokio::time::timeout(PATIENCE, body.frame())
         .await
@@ -467,11 +477,7 @@ async fn the_get_stream_carries_list_changes_and_subscribed_updates_until_delete
     events.publish(ServerEvent::resource_updated("test://watched"));
     events.publish(ServerEvent::PromptsListChanged);
     events.publish(ServerEvent::ToolsListChanged);
-    let mut seen = Vec::new();
-    while seen.len() < 2 {
-        let frame = next_frame(&mut body).await.expect("open");
-        seen.extend(self::events(&frame));
-    }
+    let seen = next_events(&mut body, 2).await;
     assert_eq!(
         seen,
         vec![
@@ -505,11 +511,7 @@ async fn a_session_stream_that_falls_behind_is_sent_everything_it_watches() {
     for _ in 0..3 {
         events.publish(ServerEvent::resource_updated("test://other"));
     }
-    let mut seen = Vec::new();
-    while seen.len() < 2 {
-        let frame = next_frame(&mut body).await.expect("open");
-        seen.extend(self::events(&frame));
-    }
+    let seen = next_events(&mut body, 2).await;
     assert_eq!(
         seen,
         vec![
