@@ -127,28 +127,18 @@ impl Watch for Subscription<'_> {
 /// What one receive from the bus makes a stream send, the same for every stream on every
 /// transport: the event when the stream wants it; after falling behind, everything it
 /// watches (always a correct, if coarse, answer); nothing once the bus is gone.
-pub(crate) enum Due {
-    /// Nothing to send.
-    Nothing,
-    /// One event.
-    One(ServerEvent),
-    /// What the stream may have missed.
-    Missed(std::vec::IntoIter<ServerEvent>),
+pub(crate) struct Due {
+    /// The event that arrived, when the stream wants it.
+    one: Option<ServerEvent>,
+    /// What the stream may have missed (empty, without an allocation, unless it fell behind).
+    missed: std::vec::IntoIter<ServerEvent>,
 }
 
 impl Iterator for Due {
     type Item = ServerEvent;
 
     fn next(&mut self) -> Option<ServerEvent> {
-        match std::mem::replace(self, Due::Nothing) {
-            Due::Nothing => None,
-            Due::One(event) => Some(event),
-            Due::Missed(mut missed) => {
-                let next = missed.next();
-                *self = Due::Missed(missed);
-                next
-            }
-        }
+        self.one.take().or_else(|| self.missed.next())
     }
 }
 
@@ -157,16 +147,20 @@ pub(crate) fn due<W: Watch + ?Sized>(
     watch: &W,
     received: Result<ServerEvent, broadcast::error::RecvError>,
 ) -> Due {
-    match received {
-        Ok(event) if watch.wants(&event) => Due::One(event),
-        Ok(_) | Err(broadcast::error::RecvError::Closed) => Due::Nothing,
+    let (one, missed) = match received {
+        Ok(event) => (watch.wants(&event).then_some(event), Vec::new()),
+        Err(broadcast::error::RecvError::Closed) => (None, Vec::new()),
         Err(broadcast::error::RecvError::Lagged(missed)) => {
             tracing::debug!(
                 missed,
                 "a stream fell behind; sending everything it watches"
             );
-            Due::Missed(watch.everything().into_iter())
+            (None, watch.everything())
         }
+    };
+    Due {
+        one,
+        missed: missed.into_iter(),
     }
 }
 

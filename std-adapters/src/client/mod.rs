@@ -331,7 +331,7 @@ impl ClientBuilder {
             close_grace: self.close_grace,
             negotiation: self.negotiation,
             probe_timeout: self.probe_timeout,
-            era: tokio::sync::OnceCell::new(),
+            negotiated: tokio::sync::OnceCell::new(),
             reopening: tokio::sync::Mutex::new(()),
             transport,
             ids: AtomicI64::new(1),
@@ -370,7 +370,7 @@ pub struct Client {
     probe_timeout: Duration,
     /// The server's era, found once per client (the spec's "property of the server").
     /// `None` for 2026-07-28, the session's version on an `initialize` server.
-    era: tokio::sync::OnceCell<Option<LegacyVersion>>,
+    negotiated: tokio::sync::OnceCell<Option<LegacyVersion>>,
     /// Held while a legacy HTTP session that ended is replaced, so concurrent requests
     /// open one new session between them.
     reopening: tokio::sync::Mutex<()>,

@@ -48,12 +48,15 @@ impl Client {
     /// The version of the `initialize` session when the server is of the legacy era, `None`
     /// when it speaks 2026-07-28; found as [`Client::era`] finds the era.
     pub async fn legacy_version(&self) -> Result<Option<LegacyVersion>, ClientError> {
-        self.era.get_or_try_init(|| self.negotiate()).await.copied()
+        self.negotiated
+            .get_or_try_init(|| self.negotiate())
+            .await
+            .copied()
     }
 
     /// Whether the session is a legacy one (known once [`Client::era`] has run).
     pub(crate) fn is_legacy(&self) -> bool {
-        matches!(self.era.get(), Some(Some(_)))
+        matches!(self.negotiated.get(), Some(Some(_)))
     }
 
     /// The legacy session's version, or `None` for a 2026-07-28 server.

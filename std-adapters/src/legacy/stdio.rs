@@ -167,7 +167,13 @@ impl Legacy {
         let Ok(message) = rpc::parse(line, limits) else {
             return Read::Modern;
         };
-        let mut w = Writer::new(room(out, line));
+        // Only a request is answered by the dialect itself; an answer or a notification
+        // writes nothing, so it neither grows nor needs the reply buffer.
+        let room: &mut [u8] = match message {
+            Incoming::Request(_) => room(out, line),
+            Incoming::Response(_) | Incoming::Notification(_) => &mut [],
+        };
+        let mut w = Writer::new(room);
         let action = lock(&self.connection).read(&message, served(), &mut w);
         let step = match action {
             Action::Modern => return Read::Modern,
