@@ -4,8 +4,9 @@
 use proptest::prelude::*;
 use snodo_core::json::{Limits, Value, parse};
 use snodo_core::mrtr::Action;
-use snodo_core::mrtr::check::{elicit_result, form, format, roots, sampling, url};
+use snodo_core::mrtr::check::{elicit_result, form, roots, sampling, url};
 use snodo_core::protocol::ClientCapabilities;
+use snodo_core::schema::format;
 
 fn v(text: &str) -> Value<'_> {
     parse(text.as_bytes(), &Limits::default()).unwrap()

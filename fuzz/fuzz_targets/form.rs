@@ -16,8 +16,9 @@
 use libfuzzer_sys::fuzz_target;
 use snodo_core::json::{Limits, Value, Writer, parse};
 use snodo_core::mrtr::Action;
-use snodo_core::mrtr::check::{elicit_result, form, format, roots, sampling, url};
+use snodo_core::mrtr::check::{elicit_result, form, roots, sampling, url};
 use snodo_core::protocol::ClientCapabilities;
+use snodo_core::schema::format;
 
 const LIMITS: Limits = Limits {
     max_size: 1 << 20,

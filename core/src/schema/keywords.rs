@@ -5,6 +5,7 @@
 
 use crate::json::{Array, JsonStr, Kind, Number, Object, Value, skip_value};
 
+use super::format::Format;
 use super::lookup::PropertyTable;
 use super::types::TypeSet;
 use crate::json::Decimal;
@@ -28,6 +29,10 @@ pub(crate) struct Keywords<'a> {
     pub(crate) exclusive_maximum: Option<Number<'a>>,
     pub(crate) min_length: Option<u64>,
     pub(crate) max_length: Option<u64>,
+    /// `format`, when it names one the validator can assert (asserted only when
+    /// [`Options::assert_formats`](super::Options::assert_formats) says so; any other name
+    /// is an annotation either way). One byte, not a view: these sit in every frame.
+    pub(crate) format: Option<Format>,
     pub(crate) min_items: Option<u64>,
     pub(crate) max_items: Option<u64>,
     pub(crate) unique_items: bool,
@@ -91,11 +96,12 @@ pub(crate) enum Keyword {
     Ref,
     Defs,
     Definitions,
+    Format,
 }
 
 impl Keyword {
     /// Every keyword, indexed by its id.
-    const ALL: [Keyword; 26] = [
+    const ALL: [Keyword; 27] = [
         Keyword::Type,
         Keyword::Enum,
         Keyword::Const,
@@ -122,6 +128,7 @@ impl Keyword {
         Keyword::Ref,
         Keyword::Defs,
         Keyword::Definitions,
+        Keyword::Format,
     ];
 
     /// The keyword with this id.
@@ -158,6 +165,7 @@ impl Keyword {
             b"exclusiveMaximum" => Keyword::ExclusiveMaximum,
             b"minLength" => Keyword::MinLength,
             b"maxLength" => Keyword::MaxLength,
+            b"format" => Keyword::Format,
             b"minItems" => Keyword::MinItems,
             b"maxItems" => Keyword::MaxItems,
             b"minProperties" => Keyword::MinProperties,
@@ -277,6 +285,7 @@ impl<'a> Keywords<'a> {
             },
             Keyword::MinLength => k.min_length = Some(count(value).ok_or("minLength")?),
             Keyword::MaxLength => k.max_length = Some(count(value).ok_or("maxLength")?),
+            Keyword::Format => k.format = Format::from_name(value.as_str().ok_or("format")?),
             Keyword::MinItems => k.min_items = Some(count(value).ok_or("minItems")?),
             Keyword::MaxItems => k.max_items = Some(count(value).ok_or("maxItems")?),
             Keyword::MinProperties => {

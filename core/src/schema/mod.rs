@@ -25,6 +25,9 @@
 //! - `minimum`, `maximum`, `exclusiveMinimum`, `exclusiveMaximum` (numbers, or the draft 4
 //!   booleans), compared exactly on the decimal literals, never through `f64`;
 //! - `minLength`, `maxLength` (in Unicode code points);
+//! - `format`, an annotation unless [`Options::assert_formats`] is set; then `email`, `uri`,
+//!   `date` and `date-time` are checked as [`format`](mod@format) describes (any other name
+//!   still accepts);
 //! - `items` (a schema; an array of positional schemas as in older drafts), `prefixItems`,
 //!   `minItems`, `maxItems`, `uniqueItems`;
 //! - `properties`, `required`, `additionalProperties` (`false` or a schema),
@@ -35,7 +38,7 @@
 //!   other reference is [`Reason::UnsupportedRef`]; nothing is ever fetched. Keywords next to
 //!   `$ref` apply too, as in 2020-12.
 //!
-//! Every other keyword (`pattern`, `format`, `multipleOf`, `patternProperties`, `if`, …) is
+//! Every other keyword (`pattern`, `multipleOf`, `patternProperties`, `if`, …) is
 //! ignored, which means it accepts. A keyword of the wrong type (`"minimum": "1"`) is
 //! [`Reason::BadSchema`]; a schema's problems are found when the value reaches them, or all
 //! at once, up front, by [`check_schema`].
@@ -51,6 +54,7 @@
 //! properties are read once, not once per item. Work is bounded by [`Options::max_steps`],
 //! which counts schema applications and the bytes rescanned to apply them.
 
+pub mod format;
 mod keywords;
 mod lookup;
 mod noted;
@@ -87,6 +91,10 @@ pub struct Options {
     /// value comparison, plus one for every 64 bytes of JSON scanned to apply it (views are
     /// lazy, so finding a member or resolving a `$ref` rescans text).
     pub max_steps: u32,
+    /// Whether `format` is an assertion (the formats [`format::Format`] names; any other is
+    /// still ignored) rather than an annotation. Off by default, as JSON Schema 2020-12 has
+    /// it; form answers are checked with it on ([`Options::FORM`]).
+    pub assert_formats: bool,
 }
 
 impl Options {
@@ -96,6 +104,14 @@ impl Options {
     pub const DEFAULT: Options = Options {
         max_depth: 32,
         max_steps: 1 << 20,
+        assert_formats: false,
+    };
+
+    /// [`Options::DEFAULT`] with formats asserted: how a form answer is checked against the
+    /// form's `requestedSchema`.
+    pub const FORM: Options = Options {
+        assert_formats: true,
+        ..Options::DEFAULT
     };
 }
 

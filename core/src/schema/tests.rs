@@ -707,6 +707,7 @@ fn small_budgets_are_honoured() {
     let options = Options {
         max_depth: 32,
         max_steps: 10,
+        ..Options::DEFAULT
     };
     let schema = r#"{"items":{"type":"integer"}}"#;
     assert!(validate_with(j(schema), j("[1,2,3]"), &options).is_ok());
@@ -720,6 +721,7 @@ fn small_budgets_are_honoured() {
     let zero = Options {
         max_depth: 0,
         max_steps: 0,
+        ..Options::DEFAULT
     };
     assert_eq!(
         validate_with(j("{}"), j("1"), &zero).unwrap_err().reason(),
@@ -1131,6 +1133,7 @@ fn random_schemas_and_instances_never_panic() {
     let options = Options {
         max_depth: 16,
         max_steps: 5_000,
+        ..Options::DEFAULT
     };
     let mut outcomes = [0usize; 2];
     for _ in 0..20_000 {
@@ -1369,4 +1372,28 @@ fn a_property_is_found_however_either_side_escapes_its_name() {
     let plain = r#"{"properties":{"name":{"type":"string"}}}"#;
     rejects(plain, &[r#"{"\u006eame":5}"#, r#"{"name":5}"#]);
     accepts(plain, &[r#"{".ame":5}"#, r#"{"":5}"#]);
+}
+
+// ---------------------------------------------------------------- formats
+
+#[test]
+fn formats_annotate_unless_asserted() {
+    let schema = j(r#"{"type":"string","format":"email"}"#);
+    let (good, bad) = (j(r#""a@b.c""#), j(r#""not an address""#));
+    // By default `format` is an annotation, as 2020-12 has it: a tool argument passes.
+    assert!(validate(schema, bad).is_ok());
+    let asserted = validate_with(schema, bad, &Options::FORM).unwrap_err();
+    assert_eq!(
+        asserted.reason(),
+        Reason::Format {
+            format: super::format::Format::Email
+        }
+    );
+    assert_eq!(asserted.to_string(), "arguments: must be a valid email");
+    assert!(validate_with(schema, good, &Options::FORM).is_ok());
+    // A name the validator does not know stays an annotation; a non-string is a bad schema.
+    let unknown = j(r#"{"type":"string","format":"uuid"}"#);
+    assert!(validate_with(unknown, bad, &Options::FORM).is_ok());
+    let broken = j(r#"{"format":7}"#);
+    assert!(check_schema(broken, &Options::DEFAULT).is_err());
 }

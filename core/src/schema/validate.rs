@@ -24,6 +24,7 @@ pub(crate) struct Validator<'a, 'p> {
     report_root: Value<'a>,
     max_depth: u16,
     steps_left: u32,
+    assert_formats: bool,
     /// The keywords of some schema objects, read before (from `schema_root`'s text).
     plan: Option<&'p Plan>,
     /// The members of an instance object, noted while it was scanned.
@@ -94,6 +95,7 @@ impl<'a, 'p> Validator<'a, 'p> {
             report_root,
             max_depth: options.max_depth,
             steps_left: options.max_steps,
+            assert_formats: options.assert_formats,
             plan: None,
             noted: None,
         }
@@ -212,7 +214,8 @@ impl<'a, 'p> Validator<'a, 'p> {
     /// else (a keyword not checked here, a failure, whose violation must be the one applying
     /// finds) is `false`, with the budget as it was, and the keywords are then applied.
     fn passes_planned(&mut self, object: &'a [u8], inst: Value<'a>) -> bool {
-        let Some(plan) = self.plan else {
+        // Asserted formats are not decided here (plans serve tool arguments, which annotate).
+        let Some(plan) = self.plan.filter(|_| !self.assert_formats) else {
             return false;
         };
         if matches!(inst.kind(), Kind::Array | Kind::Object) {
@@ -275,8 +278,10 @@ impl<'a, 'p> Validator<'a, 'p> {
                         })
                     }
                 },
-                // What applies only to arrays and objects says nothing about a scalar.
+                // What applies only to arrays and objects says nothing about a scalar, and
+                // an annotation nothing at all.
                 Keyword::MinItems
+                | Keyword::Format
                 | Keyword::MaxItems
                 | Keyword::UniqueItems
                 | Keyword::MinProperties
@@ -339,6 +344,7 @@ impl<'a, 'p> Validator<'a, 'p> {
                 | Keyword::ExclusiveMaximum
                 | Keyword::MinLength
                 | Keyword::MaxLength
+                | Keyword::Format
                 | Keyword::MinItems
                 | Keyword::MaxItems
                 | Keyword::UniqueItems
@@ -507,21 +513,27 @@ impl<'a, 'p> Validator<'a, 'p> {
     }
 
     fn string(&mut self, k: &Keywords<'a>, inst: Value<'a>) -> Outcome<'a> {
-        if k.min_length.is_none() && k.max_length.is_none() {
+        let format = k.format.filter(|_| self.assert_formats);
+        if k.min_length.is_none() && k.max_length.is_none() && format.is_none() {
             return Ok(());
         }
         let Some(text) = inst.as_str() else {
             return Ok(());
         };
         self.spend(inst.raw().len(), inst)?;
-        let length = text.char_count() as u64;
-        if let Some(limit) = k.min_length.filter(|&limit| length < limit) {
-            return Err(self.fail(Reason::MinLength { limit }, inst));
+        if k.min_length.is_some() || k.max_length.is_some() {
+            let length = text.char_count() as u64;
+            if let Some(limit) = k.min_length.filter(|&limit| length < limit) {
+                return Err(self.fail(Reason::MinLength { limit }, inst));
+            }
+            if let Some(limit) = k.max_length.filter(|&limit| length > limit) {
+                return Err(self.fail(Reason::MaxLength { limit }, inst));
+            }
         }
-        if let Some(limit) = k.max_length.filter(|&limit| length > limit) {
-            return Err(self.fail(Reason::MaxLength { limit }, inst));
+        match format {
+            Some(format) if !format.check(text) => Err(self.fail(Reason::Format { format }, inst)),
+            _ => Ok(()),
         }
-        Ok(())
     }
 
     fn array(

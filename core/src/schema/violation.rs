@@ -4,6 +4,7 @@ use core::fmt;
 
 use crate::json::{Array, JsonStr, Kind, Number, Value};
 
+use super::format::Format;
 use super::lookup::span;
 use super::types::TypeSet;
 
@@ -62,6 +63,12 @@ pub enum Reason<'a> {
     },
     /// `uniqueItems`: two items are equal.
     UniqueItems,
+    /// `format`, asserted ([`Options::assert_formats`](super::Options::assert_formats)):
+    /// the string is not of the format.
+    Format {
+        /// The format it must have.
+        format: Format,
+    },
     /// `minProperties`.
     MinProperties {
         /// The least number of members allowed.
@@ -199,6 +206,7 @@ impl fmt::Display for Reason<'_> {
                 write!(f, "must have at most {limit} item{}", plural(limit))
             }
             Reason::UniqueItems => f.write_str("must not contain duplicate items"),
+            Reason::Format { format } => write!(f, "must be a valid {}", format.name()),
             Reason::MinProperties { limit } => {
                 write!(f, "must have at least {limit} member{}", plural(limit))
             }

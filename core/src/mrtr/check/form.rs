@@ -22,7 +22,8 @@
 //! Lengths and item counts are non-negative integers with the minimum not above the maximum;
 //! integer bounds are integral; option values are non-empty lists of unique strings; a
 //! `default` must itself satisfy its property; `required` names declared properties once
-//! each. [`check_content`] then validates an `accept` answer against such a schema.
+//! each. [`check_content`] then validates an `accept` answer against such a schema, with the
+//! validator tool arguments get: this module only restricts which keywords a form may use.
 
 mod keywords;
 mod options;
@@ -31,6 +32,7 @@ mod property;
 use super::super::BuildError;
 use super::util::{only_keys, opt_str};
 use crate::json::{JsonStr, Object, Value, range_in};
+use crate::schema::{Options as SchemaOptions, validate_with};
 use property::Property;
 
 /// Checks that `schema` is a form `requestedSchema` of the restricted flat subset, naming the
@@ -107,16 +109,18 @@ pub fn check_schema(schema: Value<'_>) -> Result<(), BuildError> {
 /// Whether `content`, the `content` of an `accept` answer, satisfies `schema`, a schema that
 /// passed [`check_schema`].
 ///
-/// `content` must be an object; each declared property it holds must satisfy that property
-/// (string lengths count Unicode code points, formats get the [`format`](super::format)
-/// checks, integers must be integral, selections must be options of the schema, a multi
-/// select's items unique and within `minItems`..`maxItems`); every required property must be
-/// present. Keys the schema does not declare are ignored: the handler reads only the
-/// properties it asked for.
+/// `content` must be an object, holding every required property; each declared property it
+/// holds is validated against that property's schema by [`schema`](crate::schema) itself,
+/// with formats asserted ([`schema::Options::FORM`](SchemaOptions::FORM)): the same
+/// keyword code and the same exact decimal comparisons as a tool's arguments get, so no
+/// answer passes one and fails the other. The one rule a form adds is that a multi select
+/// names each option at most once (the spec's multi select has no `uniqueItems`, yet a
+/// choice of options is a set). Keys the schema does not declare are ignored, as JSON
+/// Schema has it: the handler reads only the properties it asked for.
 ///
 /// Total on any input: a schema that would not pass [`check_schema`] gives `false` or a
-/// verdict of no particular meaning, never a panic. The work is linear in the content, plus
-/// at most the number of options squared for a multi select.
+/// verdict of no particular meaning, never a panic. The work is bounded by the validator's
+/// budget for each property, plus at most the number of options squared for a multi select.
 pub fn check_content(schema: Value<'_>, content: Value<'_>) -> bool {
     // `properties` and `required`, found in one walk of the schema.
     let (mut properties, mut required) = (None, None);
@@ -152,15 +156,27 @@ pub fn check_content(schema: Value<'_>, content: Value<'_>) -> bool {
 fn properties_accept(properties: Object<'_>, content: Object<'_>) -> Option<u32> {
     let mut held = 0;
     for (i, (name, property)) in properties.into_iter().enumerate() {
-        let property = Property::read(property).ok()?;
         if let Some(value) = lookup(content, name) {
-            if !property.accepts(value) {
+            if !accepts(property, value) {
                 return None;
             }
             held |= 1u32.checked_shl(i as u32).unwrap_or(0);
         }
     }
     Some(held)
+}
+
+/// Whether `value` satisfies `property`, one property schema of a form.
+fn accepts(property: Value<'_>, value: Value<'_>) -> bool {
+    let repeats = || {
+        value
+            .as_array()
+            .is_some_and(|items| match Property::read(property) {
+                Ok(Property::Multi { options, .. }) => !options.none_repeated(items),
+                _ => false,
+            })
+    };
+    validate_with(property, value, &SchemaOptions::FORM).is_ok() && !repeats()
 }
 
 /// What checking an answer needs of a schema that passed [`check_schema`], found once when

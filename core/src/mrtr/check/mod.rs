@@ -8,7 +8,6 @@
 //! generic -32602, which must not echo what the client sent.
 //!
 //! - [`form`]: the restricted flat schema of form elicitation and the content of an `accept`.
-//! - [`format`]: the syntactic checks of the four string formats a form may name.
 //! - [`url`]: the URL of a URL elicitation (`http`/`https` navigation only).
 //! - [`sampling`]: `sampling/createMessage` params and the `CreateMessageResult` answer.
 //! - [`roots`]: the `ListRootsResult` answer to `roots/list`.
@@ -16,7 +15,6 @@
 
 pub mod elicit_result;
 pub mod form;
-pub mod format;
 pub mod roots;
 pub mod sampling;
 pub mod url;

@@ -73,15 +73,25 @@ impl<'a> Options<'a> {
         self.values().count()
     }
 
-    /// Whether `value` is one of the options (comparing decoded text).
-    pub(super) fn contains(self, value: JsonStr<'_>) -> bool {
-        self.values().any(|option| option.chars().eq(value.chars()))
-    }
-
     /// Whether no value occurs twice (quadratic in the options, which the server wrote).
     pub(super) fn all_unique(self) -> bool {
         self.values()
             .enumerate()
             .all(|(i, value)| !self.values().take(i).any(|earlier| earlier == value))
+    }
+
+    /// Whether `items`, each one of these options already, repeat none of them. More items
+    /// than options means a repeat: refused before any quadratic work, so the pairwise check
+    /// is bounded by the options the server wrote.
+    pub(super) fn none_repeated(self, items: Array<'_>) -> bool {
+        items.len() <= self.count()
+            && items.iter().enumerate().all(|(i, item)| {
+                item.as_str().is_some_and(|s| {
+                    !items
+                        .iter()
+                        .take(i)
+                        .any(|earlier| earlier.as_str().is_some_and(|e| e == s))
+                })
+            })
     }
 }

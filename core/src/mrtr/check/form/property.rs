@@ -1,36 +1,21 @@
-//! One property of a form schema: which of the five kinds it is, its constraints, and whether
-//! a value satisfies it.
+//! One property of a form schema: which of the five kinds it is, and whether it keeps to
+//! the keywords and values that kind allows.
 
 use super::super::super::BuildError;
-use super::super::format::Format;
 use super::super::util::count;
 use super::keywords::{COMMON, Keyword, KeywordSet, Keywords};
 use super::options::Options;
 use crate::json::{Number, Object, Value};
+use crate::schema::format::Format;
+use crate::schema::{Options as SchemaOptions, validate_with};
 
-/// A property of the restricted flat schema, read into its constraints.
+/// A property of the restricted flat schema, read into what a build-time check or the
+/// form-only rule of answers (a multi select repeats no option) needs of it; the rest of an
+/// answer is checked by [`schema`](crate::schema).
 #[derive(Clone, Copy, Debug)]
 pub(super) enum Property<'a> {
-    /// `type: "string"` without options.
-    Text {
-        /// `minLength` in code points (0 when absent).
-        min_len: u64,
-        /// `maxLength` in code points (`u64::MAX` when absent).
-        max_len: u64,
-        /// `format`, when given.
-        format: Option<Format>,
-    },
-    /// `type: "number"` or `type: "integer"`.
-    Number {
-        /// Whether values must be integral.
-        integer: bool,
-        /// `minimum`, inclusive, compared exactly as a decimal (as `schema` does).
-        minimum: Option<Number<'a>>,
-        /// `maximum`, inclusive.
-        maximum: Option<Number<'a>>,
-    },
-    /// `type: "boolean"`.
-    Boolean,
+    /// `type: "string"` without options, `"number"`, `"integer"` or `"boolean"`.
+    Scalar,
     /// `type: "string"` with `enum` or `oneOf`: one of the options.
     Single(Options<'a>),
     /// `type: "array"` of options: several distinct options.
@@ -39,8 +24,6 @@ pub(super) enum Property<'a> {
         options: Options<'a>,
         /// `minItems` (0 when absent).
         min_items: u64,
-        /// `maxItems` (`u64::MAX` when absent).
-        max_items: u64,
     },
 }
 
@@ -110,7 +93,11 @@ impl<'a> Property<'a> {
             _ => {}
         }
         if let Some(default) = schema.get("default") {
-            if !property.accepts(default) {
+            let repeats = match (property, default.as_array()) {
+                (Property::Multi { options, .. }, Some(items)) => !options.none_repeated(items),
+                _ => false,
+            };
+            if repeats || validate_with(schema, default, &SchemaOptions::FORM).is_err() {
                 return Err(BuildError::new(
                     "form property default does not satisfy the property",
                 ));
@@ -118,58 +105,6 @@ impl<'a> Property<'a> {
         }
         Ok(property)
     }
-
-    /// Whether `value` satisfies this property.
-    pub(super) fn accepts(&self, value: Value<'_>) -> bool {
-        match *self {
-            Property::Text {
-                min_len,
-                max_len,
-                format,
-            } => value.as_str().is_some_and(|s| {
-                let len = s.char_count() as u64;
-                min_len <= len && len <= max_len && format.is_none_or(|f| f.check(s))
-            }),
-            Property::Number {
-                integer,
-                minimum,
-                maximum,
-            } => value.as_number().is_some_and(|n| {
-                (!integer || n.is_integral())
-                    && minimum.is_none_or(|min| n.cmp_value(&min).is_ge())
-                    && maximum.is_none_or(|max| n.cmp_value(&max).is_le())
-            }),
-            Property::Boolean => value.as_bool().is_some(),
-            Property::Single(options) => value.as_str().is_some_and(|s| options.contains(s)),
-            Property::Multi {
-                options,
-                min_items,
-                max_items,
-            } => accepts_selection(value, options, min_items, max_items),
-        }
-    }
-}
-
-/// A multi-select value: an array of distinct options, `min`..=`max` of them.
-fn accepts_selection(value: Value<'_>, options: Options<'_>, min: u64, max: u64) -> bool {
-    let Some(items) = value.as_array() else {
-        return false;
-    };
-    let len = items.len();
-    // More items than options means a repeat or a stranger: refuse before any quadratic work,
-    // so the pairwise check below is bounded by the options the server wrote.
-    if len > options.count() || (len as u64) < min || len as u64 > max {
-        return false;
-    }
-    items.iter().enumerate().all(|(i, item)| {
-        item.as_str().is_some_and(|s| {
-            options.contains(s)
-                && !items
-                    .iter()
-                    .take(i)
-                    .any(|earlier| earlier.as_str().is_some_and(|e| e == s))
-        })
-    })
 }
 
 /// `type: "string"`: `minLength`, `maxLength`, `format`.
@@ -198,21 +133,15 @@ fn text(o: &Keywords<'_>) -> Result<Property<'static>, BuildError> {
     if min_len > max_len {
         return Err(BuildError::new("form string minLength exceeds maxLength"));
     }
-    let format = match o.get(Keyword::Format) {
-        None => None,
-        Some(v) => Some(
-            v.as_str()
-                .and_then(Format::from_name)
-                .ok_or(BuildError::new(
-                    "form string format must be email, uri, date or date-time",
-                ))?,
-        ),
-    };
-    Ok(Property::Text {
-        min_len,
-        max_len,
-        format,
-    })
+    let known = o
+        .get(Keyword::Format)
+        .is_none_or(|v| v.as_str().and_then(Format::from_name).is_some());
+    if !known {
+        return Err(BuildError::new(
+            "form string format must be email, uri, date or date-time",
+        ));
+    }
+    Ok(Property::Scalar)
 }
 
 /// `type: "number"` or `"integer"`: `minimum`, `maximum`.
@@ -242,11 +171,7 @@ fn numeric<'a>(o: &Keywords<'a>, integer: bool) -> Result<Property<'a>, BuildErr
             return Err(BuildError::new("form number minimum exceeds maximum"));
         }
     }
-    Ok(Property::Number {
-        integer,
-        minimum,
-        maximum,
-    })
+    Ok(Property::Scalar)
 }
 
 /// `type: "boolean"`.
@@ -257,7 +182,7 @@ fn boolean(o: &Keywords<'_>) -> Result<Property<'static>, BuildError> {
              (allowed: type, title, description, default)",
         ));
     }
-    Ok(Property::Boolean)
+    Ok(Property::Scalar)
 }
 
 /// `type: "string"` with `enum` (and legacy `enumNames`) or a titled `oneOf`.
@@ -327,11 +252,7 @@ fn multi<'a>(o: &Keywords<'a>) -> Result<Property<'a>, BuildError> {
             "form multi select minItems exceeds maxItems",
         ));
     }
-    Ok(Property::Multi {
-        options,
-        min_items,
-        max_items,
-    })
+    Ok(Property::Multi { options, min_items })
 }
 
 /// A multi select's `items`: `{"type": "string", "enum": [...]}`, or a titled

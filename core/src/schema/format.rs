@@ -1,4 +1,5 @@
-//! Syntactic checks of the four string formats a form elicitation may name.
+//! Syntactic checks of the four string formats a form elicitation may name, which the
+//! validator asserts when [`Options::assert_formats`](super::Options::assert_formats) is set.
 //!
 //! These are deliberately simple, documented checks of shape, not full RFC validation and
 //! certainly not service validation (an address that passes may not receive mail, a URI that
