@@ -3,7 +3,7 @@
 //! the request, and the validator would otherwise skip over every value again to find the
 //! next key).
 //!
-//! Bounded: at most [`NOTED`] members are kept; an object with more is walked as before. On
+//! Bounded: at most [`NOTED`] members are kept; an object with more is walked in its text. On
 //! a target without feature `schema-plans` (firmware) the capacity is 0, so the list costs
 //! no stack and every object is walked.
 

@@ -40,8 +40,8 @@ macro_rules! call_or_return {
 
 /// Rebinds `$call` to the call carrying its retry's binding prefix, absorbed once here for
 /// the state's open and its seal. A macro so that the prefix and the copy of the call live
-/// in the round's own frame, bound apart rather than as a tuple (which was built beside the
-/// prefix and then copied: 152 bytes).
+/// in the round's own frame, bound apart rather than as a tuple (which would be built beside
+/// the prefix and then copied: 152 bytes).
 macro_rules! with_retry_prefix {
     ($call:ident) => {
         #[cfg(feature = "retry-prefix")]
@@ -123,7 +123,7 @@ impl<A: Handler> Server<'_, A> {
 }
 
 /// Runs the synchronous handler of `app` for `call`, its reply started in `out`. Inlined, so
-/// that the handler's frame sits right on the round's (as when the match was written there).
+/// that the handler's frame sits right on the round's, as if the match were written there.
 #[inline(always)]
 fn run_sync<'a: 'o, 'o, A: Handler>(
     app: &A,

@@ -6,7 +6,7 @@
 //! schema text and its length. A plan is only handed out for the same four, so it is only
 //! ever applied to the text it was compiled from. Each slot is a sequence lock over atomics:
 //! a writer makes the count odd, writes, makes it even again; a reader that sees the count
-//! change, or odd, takes nothing. A miss costs only the reading a round did before.
+//! change, or odd, takes nothing. A miss costs only the reading of the schema, as with no plan.
 //!
 //! Without the feature (firmware: the memo would cost about 2.9 KiB of the server's RAM),
 //! or on a target without 32-bit, 64-bit and pointer-sized atomics, it remembers nothing.

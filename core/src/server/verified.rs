@@ -12,8 +12,8 @@
 //! cannot change or be freed. When the server moves (the only time its registry's own memory
 //! moves), the memo finds itself at another address and starts over.
 //!
-//! A slot is chosen by the tool's index in the registry; a miss only costs the scan that
-//! happened on every round before. On a target without pointer-sized atomics the memo
+//! A slot is chosen by the tool's index in the registry; a miss only costs the scan a round
+//! without the memo makes. On a target without pointer-sized atomics the memo
 //! remembers nothing.
 
 use super::Tool;

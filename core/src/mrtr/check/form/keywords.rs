@@ -1,6 +1,6 @@
 //! The members of a property schema (or of a multi select's `items`), found in one walk of
 //! the object: reading a property looks up several keywords and checks that no others are
-//! present, and each of those was a walk of its own on every answer checked.
+//! present, which would otherwise be a walk of the object for each.
 
 use crate::json::{JsonStr, Object, Value, range_in};
 
