@@ -3,7 +3,8 @@
 # example, the rmcp reference server (benches/src/bin/rmcp_peer.rs: the same `echo` tool
 # and 3-leg form flow on rmcp) and the load generator, then drives both servers in one run,
 # one right after the other for each row: HTTP `echo` and the 3-leg flow with 16 and 64
-# keep-alive clients (rate, p99, peak RSS), stdio `echo` with 100 000, 400 000 and
+# keep-alive clients (rate, p99, peak RSS), HTTP `echo` in 2025-11-25 sessions (16 clients,
+# each opening its session with `initialize`; rmcp answers in an event stream), stdio `echo` with 100 000, 400 000 and
 # 1 000 000 requests written at once (rate, peak RSS) and 100 000 stdio flows. Prints each
 # row with both servers' figures and the ratio, then one JSON line. Arguments go to
 # http_load (`--help` lists them), e.g. --duration 5 --backlogs 20000,200000 --flows 20000.

@@ -90,6 +90,10 @@ pub struct Plan {
     pub duration: Duration,
     /// Longest wait for one response; a slower one is an error.
     pub timeout: Duration,
+    /// Whether each client opens a 2025-11-25 session (`initialize`, then every call with
+    /// its `Mcp-Session-Id` and no `_meta` envelope) instead of speaking 2026-07-28. `Echo`
+    /// only: the legacy flow's questions come on an event stream this generator does not read.
+    pub legacy: bool,
 }
 
 /// What the clients measured. Only requests that completed inside the window count; errors
@@ -152,6 +156,7 @@ pub async fn run(target: Arc<Target>, scenario: Scenario, plan: Plan) -> Outcome
             let client = Client {
                 target: target.clone(),
                 connection: None,
+                session: plan.legacy.then_some(None),
                 window,
                 timeout: plan.timeout,
                 next_id: (n as u64) << 32,
@@ -187,6 +192,8 @@ impl Window {
 struct Client {
     target: Arc<Target>,
     connection: Option<Connection>,
+    /// In a legacy plan, the session this client opened (`Some(None)` until it has one).
+    session: Option<Option<String>>,
     window: Window,
     timeout: Duration,
     next_id: u64,
@@ -195,6 +202,11 @@ struct Client {
 
 impl Client {
     async fn run(mut self, scenario: Scenario) -> Outcome {
+        if self.session.is_some() && scenario == Scenario::Flow {
+            self.out
+                .fail("the legacy HTTP flow is not generated (echo only)".to_owned());
+            return self.out;
+        }
         while Instant::now() < self.window.end {
             match scenario {
                 Scenario::Echo => self.echo().await,
@@ -206,10 +218,21 @@ impl Client {
 
     async fn echo(&mut self) {
         let id = self.id();
-        let Some((reply, in_window)) = self.call(0, "echo", echo_body(id)).await else {
+        let legacy = self.session.is_some();
+        let body = if legacy {
+            legacy_echo_body(id)
+        } else {
+            echo_body(id)
+        };
+        let Some((reply, in_window)) = self.call(0, "echo", body).await else {
             return;
         };
-        if let Some(missing) = echo_mismatch(id, &reply) {
+        let wrong = if legacy {
+            crate::legacy::mismatch(id, &reply, ECHO_TEXT)
+        } else {
+            echo_mismatch(id, &reply)
+        };
+        if let Some(missing) = wrong {
             self.out.fail(format!(
                 "echo: {missing} missing from {}",
                 String::from_utf8_lossy(&reply)
@@ -314,10 +337,27 @@ impl Client {
                 }
             },
         };
+        let headers = match &mut self.session {
+            None => Headers::Modern { name },
+            Some(session) => {
+                if session.is_none() {
+                    match open_session(&mut connection, &self.target).await {
+                        Ok(id) => *session = Some(id),
+                        Err(e) => {
+                            self.out.fail(format!("initialize: {e}"));
+                            return None;
+                        }
+                    }
+                }
+                Headers::Legacy {
+                    session: session.as_deref(),
+                }
+            }
+        };
         let started = Instant::now();
         let answered = tokio::time::timeout(
             self.timeout,
-            connection.post(&self.target, name, body.as_bytes()),
+            connection.post(&self.target, headers, body.as_bytes()),
         )
         .await;
         let finished = Instant::now();
@@ -348,6 +388,46 @@ pub fn echo_body(id: u64) -> String {
     format!(
         r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{{META},"name":"echo","arguments":{{"text":"{ECHO_TEXT}"}}}}}}"#
     )
+}
+
+/// A `tools/call` of `echo` in a legacy session: no `_meta` envelope.
+pub fn legacy_echo_body(id: u64) -> String {
+    format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"echo","arguments":{{"text":"{ECHO_TEXT}"}}}}}}"#
+    )
+}
+
+/// The handshake of a legacy client that declares no capabilities.
+const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"http_load","version":"1"}}}"#;
+const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+
+/// Opens a legacy session on `connection`: `initialize`, then `notifications/initialized`
+/// with the session id the server minted; that id.
+async fn open_session(connection: &mut Connection, target: &Target) -> Result<String, String> {
+    let opening = Headers::Legacy { session: None };
+    let answer = connection
+        .send(target, opening, INITIALIZE.as_bytes())
+        .await?;
+    let session = answer
+        .session
+        .filter(|_| answer.status == 200 && contains(&answer.body, b"\"2025-11-25\""))
+        .ok_or_else(|| {
+            format!(
+                "HTTP {} without a 2025-11-25 session: {}",
+                answer.status,
+                String::from_utf8_lossy(&answer.body)
+            )
+        })?;
+    let opened = Headers::Legacy {
+        session: Some(&session),
+    };
+    let answer = connection
+        .send(target, opened, INITIALIZED.as_bytes())
+        .await?;
+    if answer.status != 202 {
+        return Err(format!("notifications/initialized: HTTP {}", answer.status));
+    }
+    Ok(session)
 }
 
 /// What is missing from the answer to `echo` request `id`, if anything.
@@ -429,31 +509,90 @@ impl Connection {
         })
     }
 
-    /// One POST with the headers a conformant 2026-07-28 client sends for `tools/call`; the
-    /// body of a 200 `application/json` answer (which must carry a `Content-Length`).
-    async fn post(&mut self, target: &Target, name: &str, body: &[u8]) -> Result<Bytes, String> {
+    /// One POST of `tools/call` with `headers`; the body of a 200 `application/json` answer
+    /// (which must carry a `Content-Length`).
+    async fn post(
+        &mut self,
+        target: &Target,
+        headers: Headers<'_>,
+        body: &[u8],
+    ) -> Result<Bytes, String> {
+        let answer = self.send(target, headers, body).await?;
+        if answer.status != 200 || !answer.json {
+            let shown = &answer.body[..answer.body.len().min(300)];
+            return Err(format!(
+                "HTTP {} (JSON: {}): {}",
+                answer.status,
+                answer.json,
+                String::from_utf8_lossy(shown)
+            ));
+        }
+        Ok(answer.body)
+    }
+
+    /// One POST with `headers`, and its answer, whatever its status.
+    async fn send(
+        &mut self,
+        target: &Target,
+        headers: Headers<'_>,
+        body: &[u8],
+    ) -> Result<Answer, String> {
         self.buf.clear();
         write!(
             self.buf,
             "POST {} HTTP/1.1\r\nhost: {}\r\ncontent-type: application/json\r\n\
-             accept: application/json, text/event-stream\r\nmcp-protocol-version: 2026-07-28\r\n\
-             mcp-method: tools/call\r\nmcp-name: {name}\r\ncontent-length: {}\r\n\r\n",
-            target.path,
-            target.host,
-            body.len()
+             accept: application/json, text/event-stream\r\n",
+            target.path, target.host,
         )
         .map_err(|e| format!("request: {e}"))?;
+        match headers {
+            Headers::Modern { name } => write!(
+                self.buf,
+                "mcp-protocol-version: 2026-07-28\r\nmcp-method: tools/call\r\nmcp-name: {name}\r\n"
+            ),
+            Headers::Legacy { session: None } => Ok(()),
+            Headers::Legacy {
+                session: Some(session),
+            } => write!(
+                self.buf,
+                "mcp-protocol-version: 2025-11-25\r\nmcp-session-id: {session}\r\n"
+            ),
+        }
+        .map_err(|e| format!("request: {e}"))?;
+        write!(self.buf, "content-length: {}\r\n\r\n", body.len())
+            .map_err(|e| format!("request: {e}"))?;
         self.buf.extend_from_slice(body);
         self.stream
             .write_all(&self.buf)
             .await
             .map_err(|e| format!("send: {e}"))?;
         self.buf.clear();
-        let (head, status, json, len) = loop {
+        let Head {
+            len: head,
+            status,
+            json,
+            body: len,
+            session,
+        } = loop {
             if let Some(head) = parse_head(&self.buf)? {
                 break head;
             }
             self.read_more().await?;
+        };
+        let Some(len) = len else {
+            // A chunked event stream (rmcp's answer in a session): its data events.
+            let body = self.read_chunked(head).await?;
+            return Ok(Answer {
+                status,
+                json: true,
+                session,
+                body: sse_response(&body).ok_or_else(|| {
+                    format!(
+                        "an event stream without a response: {}",
+                        String::from_utf8_lossy(&body[..body.len().min(300)])
+                    )
+                })?,
+            });
         };
         let end = head
             .checked_add(len)
@@ -465,12 +604,43 @@ impl Connection {
         if self.buf.len() > end {
             return Err("bytes after the answer (nothing was asked)".to_owned());
         }
-        let body = &self.buf[head..end];
-        if status != 200 || !json {
-            let shown = String::from_utf8_lossy(&body[..body.len().min(300)]).into_owned();
-            return Err(format!("HTTP {status} (JSON: {json}): {shown}"));
+        Ok(Answer {
+            status,
+            json,
+            session,
+            body: Bytes::copy_from_slice(&self.buf[head..end]),
+        })
+    }
+
+    /// Reads a chunked body that starts at `at` in the buffer, up to its last chunk.
+    async fn read_chunked(&mut self, mut at: usize) -> Result<Vec<u8>, String> {
+        let mut body = Vec::new();
+        loop {
+            let (size_len, size) = loop {
+                match httparse::parse_chunk_size(&self.buf[at..]) {
+                    Ok(httparse::Status::Complete(found)) => break found,
+                    Ok(httparse::Status::Partial) => self.read_more().await?,
+                    Err(_) => return Err("a malformed chunk size".to_owned()),
+                }
+            };
+            let size = usize::try_from(size)
+                .ok()
+                .filter(|&size| body.len() + size <= MAX_ANSWER)
+                .ok_or("a chunked answer that is too long")?;
+            // The chunk and the CRLF after it (after the last chunk, the final CRLF).
+            let end = at + size_len + size + 2;
+            while self.buf.len() < end {
+                self.read_more().await?;
+            }
+            body.extend_from_slice(&self.buf[at + size_len..end - 2]);
+            at = end;
+            if size == 0 {
+                if self.buf.len() > at {
+                    return Err("bytes after the answer (nothing was asked)".to_owned());
+                }
+                return Ok(body);
+            }
         }
-        Ok(Bytes::copy_from_slice(body))
     }
 
     /// Reads what the server sent next; an error when it closed or the answer is too long.
@@ -487,9 +657,54 @@ impl Connection {
     }
 }
 
-/// The head of an answer in `buf`: (its length, the status, whether the body is JSON, the
-/// body's length); `None` until the whole head is in.
-fn parse_head(buf: &[u8]) -> Result<Option<(usize, u16, bool, usize)>, String> {
+/// The headers that say what a request is, besides its body's type and length.
+#[derive(Clone, Copy)]
+enum Headers<'a> {
+    /// A 2026-07-28 `tools/call` of tool `name`.
+    Modern { name: &'a str },
+    /// A request of a 2025-11-25 client: `initialize` (no session yet) or one in `session`.
+    Legacy { session: Option<&'a str> },
+}
+
+/// An answer as read.
+struct Answer {
+    status: u16,
+    json: bool,
+    /// Its `Mcp-Session-Id`, if it has one.
+    session: Option<String>,
+    body: Bytes,
+}
+
+/// The head of an answer.
+#[derive(Debug, PartialEq, Eq)]
+struct Head {
+    /// The head's length.
+    len: usize,
+    status: u16,
+    /// Whether the body is JSON.
+    json: bool,
+    /// The body's length (`Content-Length`; 0 for a 202 or 204 without one), or `None` for
+    /// a chunked body.
+    body: Option<usize>,
+    /// The `Mcp-Session-Id` header.
+    session: Option<String>,
+}
+
+/// The JSON-RPC response among the `data:` lines of an event stream.
+fn sse_response(stream: &[u8]) -> Option<Bytes> {
+    stream
+        .split(|&b| b == b'\n')
+        .filter_map(|line| line.strip_prefix(b"data:"))
+        .map(|data| data.trim_ascii())
+        .find(|data| {
+            contains(data, b"\"id\":")
+                && (contains(data, b"\"result\"") || contains(data, b"\"error\""))
+        })
+        .map(Bytes::copy_from_slice)
+}
+
+/// The head of an answer in `buf`; `None` until the whole head is in.
+fn parse_head(buf: &[u8]) -> Result<Option<Head>, String> {
     let mut headers = [httparse::EMPTY_HEADER; 32];
     let mut response = httparse::Response::new(&mut headers);
     let head = match response.parse(buf) {
@@ -504,11 +719,30 @@ fn parse_head(buf: &[u8]) -> Result<Option<(usize, u16, bool, usize)>, String> {
             .find(|h| h.name.eq_ignore_ascii_case(name))
             .map(|h| h.value)
     };
+    let status = response.code.unwrap_or(0);
     let json = header("content-type").is_some_and(|v| v.starts_with(b"application/json"));
-    let len = header("content-length")
-        .and_then(|v| std::str::from_utf8(v).ok()?.trim().parse().ok())
-        .ok_or("an answer without a Content-Length")?;
-    Ok(Some((head, response.code.unwrap_or(0), json, len)))
+    let chunked = header("transfer-encoding").is_some_and(|v| v.eq_ignore_ascii_case(b"chunked"));
+    let len = match header("content-length") {
+        Some(v) => Some(
+            std::str::from_utf8(v)
+                .ok()
+                .and_then(|v| v.trim().parse().ok())
+                .ok_or("an unreadable Content-Length")?,
+        ),
+        None if chunked => None,
+        None if matches!(status, 202 | 204) => Some(0),
+        None => return Err("an answer without a Content-Length".to_owned()),
+    };
+    let session = header("mcp-session-id")
+        .and_then(|v| std::str::from_utf8(v).ok())
+        .map(str::to_owned);
+    Ok(Some(Head {
+        len: head,
+        status,
+        json,
+        body: len,
+        session,
+    }))
 }
 
 #[cfg(test)]
@@ -530,16 +764,44 @@ mod tests {
     fn answer_heads_give_status_type_and_length() {
         let answer = b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\nContent-Length: 7\r\n\r\n{\"a\":1}";
         let head = answer.len() - 7;
-        assert_eq!(parse_head(answer), Ok(Some((head, 200, true, 7))));
+        let read = |len, status, json, body| Head {
+            len,
+            status,
+            json,
+            body: Some(body),
+            session: None,
+        };
+        assert_eq!(parse_head(answer), Ok(Some(read(head, 200, true, 7))));
         assert_eq!(parse_head(&answer[..head - 2]), Ok(None));
         let refused = b"HTTP/1.1 406 Not Acceptable\r\ncontent-length: 0\r\n\r\n";
         assert_eq!(
             parse_head(refused),
-            Ok(Some((refused.len(), 406, false, 0)))
+            Ok(Some(read(refused.len(), 406, false, 0)))
         );
+        let accepted = b"HTTP/1.1 202 Accepted\r\n\r\n";
+        assert_eq!(
+            parse_head(accepted),
+            Ok(Some(read(accepted.len(), 202, false, 0)))
+        );
+        let opened = b"HTTP/1.1 200 OK\r\nMcp-Session-Id: s-1\r\ncontent-length: 0\r\n\r\n";
+        let session = parse_head(opened).ok().flatten().and_then(|h| h.session);
+        assert_eq!(session.as_deref(), Some("s-1"));
         let chunked = b"HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n";
-        assert!(parse_head(chunked).is_err());
+        let head = parse_head(chunked).ok().flatten().map(|h| h.body);
+        assert_eq!(head, Some(None), "a chunked body has no length");
+        let no_length = b"HTTP/1.1 200 OK\r\n\r\n";
+        assert!(parse_head(no_length).is_err());
         assert!(parse_head(b"HTTP/1.1 2x0\r\n\r\n").is_err());
+    }
+
+    #[test]
+    fn an_event_stream_gives_its_response() {
+        let stream = b"data: \nid: 0\nretry: 3000\n\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{}}\n\ndata: {\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{}}\n\n";
+        assert_eq!(
+            sse_response(stream).as_deref(),
+            Some(&b"{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{}}"[..])
+        );
+        assert_eq!(sse_response(b"data: \n\n"), None);
     }
 
     #[test]

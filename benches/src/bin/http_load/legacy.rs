@@ -53,7 +53,7 @@ fn answer(id: &str, question: &[u8]) -> String {
 
 /// What is wrong with the legacy answer to request `id`, if anything: its id, its `text`,
 /// and no 2026-only `resultType`.
-fn mismatch(id: u64, reply: &[u8], text: &str) -> Option<String> {
+pub(crate) fn mismatch(id: u64, reply: &[u8], text: &str) -> Option<String> {
     if contains(reply, br#""resultType""#) {
         return Some("a result without resultType".to_owned());
     }

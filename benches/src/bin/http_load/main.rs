@@ -61,9 +61,11 @@ usage: http_load [--server PATH | --url URL [--pid PID]] [options]
   --requests N     with --stdio: echo requests (default 400000)
   --flows N        with --stdio or --peer: 3-leg flows (default 100000)
   --legacy         with --stdio: each scenario again in a legacy (initialize) session, the
-                   flow's questions bridged as elicitation/create (32 flows open at once)
-  --peer PATH      side by side: every HTTP row (echo and flow, 16 and 64 clients) and
-                   stdio row against the server (--server) and then PATH, with ratios
+                   flow's questions bridged as elicitation/create (32 flows open at once);
+                   over HTTP (with --scenario echo): each client opens a legacy session
+  --peer PATH      side by side: every HTTP row (echo and flow, 16 and 64 clients; legacy
+                   echo, 16 clients) and stdio row against the server (--server) and then
+                   PATH, with ratios
   --backlogs LIST  with --peer: stdio echo rows, requests written at once
                    (default 100000,400000,1000000)
 ";
@@ -166,6 +168,10 @@ fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Option<Options>,
     }
     if options.pid.is_some() && options.url.is_none() {
         return Err("--pid goes with --url".to_owned());
+    }
+    let http = !options.stdio && options.peer.is_none();
+    if http && options.legacy && options.scenarios.contains(&Scenario::Flow) {
+        return Err("--legacy over HTTP runs echo only: add --scenario echo".to_owned());
     }
     if (options.stdio || options.peer.is_some()) && options.url.is_some() {
         return Err("--stdio starts the server itself: give --server, not --url".to_owned());
@@ -272,6 +278,7 @@ fn run(options: Options) -> Result<bool, String> {
         warmup: options.warmup,
         duration: options.duration,
         timeout: options.timeout,
+        legacy: options.legacy,
     };
     eprintln!(
         "http_load: {url}: {} clients, {:?} warm-up + {:?} per scenario, load average {load_before}",
@@ -582,7 +589,16 @@ fn print_table(
         };
         println!(
             "{} {:>7} {:>7} {:>7} {:>7} {:>10}",
-            row(name(m.scenario), o.completed.to_string(), rate, whole),
+            row(
+                if options.legacy {
+                    "legacy tools/call echo"
+                } else {
+                    name(m.scenario)
+                },
+                o.completed.to_string(),
+                rate,
+                whole
+            ),
             o.errors,
             or_dash(m.server_cores.map(|c| format!("{c:.2}"))),
             or_dash(m.client_cores.map(|c| format!("{c:.2}"))),
@@ -681,7 +697,11 @@ fn json_line(
         match m.scenario {
             Scenario::Echo => {
                 entry["latency"] = summaries.first().map_or(Value::Null, latency_json);
-                line["echo"] = entry;
+                line[if options.legacy {
+                    "legacy_echo"
+                } else {
+                    "echo"
+                }] = entry;
             }
             Scenario::Flow => {
                 entry["flows"] = json!(o.completed);
@@ -720,5 +740,9 @@ mod tests {
         assert!(parse_args(args("--url http://127.0.0.1:1/mcp --server x")).is_err());
         assert!(parse_args(args("--pid 1")).is_err());
         assert!(parse_args(args("--clients")).is_err());
+        // A legacy HTTP client generates echo only (the flow's questions come on a stream).
+        assert!(parse_args(args("--legacy")).is_err());
+        assert!(parse_args(args("--legacy --scenario echo")).is_ok());
+        assert!(parse_args(args("--legacy --stdio")).is_ok());
     }
 }

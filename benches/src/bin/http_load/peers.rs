@@ -103,26 +103,30 @@ pub fn run(peers: &Peers<'_>) -> Result<bool, String> {
         "{:<36} {:<48} {:<48} ratio (snodo / rmcp)",
         "work", "snodo", "rmcp"
     );
-    let plan = |clients| Plan {
+    let plan = |clients, legacy| Plan {
         clients,
         warmup: peers.warmup,
         duration: peers.duration,
         timeout: peers.timeout,
+        legacy,
     };
     let mut rows = Vec::new();
-    for (scenario, clients) in [
-        (Scenario::Echo, 16),
-        (Scenario::Echo, 64),
-        (Scenario::Flow, 16),
-        (Scenario::Flow, 64),
+    for (scenario, clients, legacy) in [
+        (Scenario::Echo, 16, false),
+        (Scenario::Echo, 64, false),
+        (Scenario::Flow, 16, false),
+        (Scenario::Flow, 64, false),
+        (Scenario::Echo, 16, true),
     ] {
-        let what = match scenario {
-            Scenario::Echo => format!("HTTP echo, {clients} clients"),
-            Scenario::Flow => format!("HTTP 3-leg flow, {clients} clients"),
+        let what = match (scenario, legacy) {
+            (Scenario::Echo, false) => format!("HTTP echo, {clients} clients"),
+            (Scenario::Flow, _) => format!("HTTP 3-leg flow, {clients} clients"),
+            (Scenario::Echo, true) => format!("HTTP legacy echo, {clients} clients"),
         };
         let mut both = [Figures::default(); 2];
         for (figures, path) in both.iter_mut().zip([peers.ours, peers.theirs]) {
-            *figures = http(&runtime, path, peers.threads, scenario, plan(clients))?;
+            let plan = plan(clients, legacy);
+            *figures = http(&runtime, path, peers.threads, scenario, plan)?;
         }
         rows.push(row(&what, both));
     }
