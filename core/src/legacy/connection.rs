@@ -7,7 +7,7 @@
 //! 2026-07-28 way, answer `initialize` and [`open`](Connection::open) the session, or act on
 //! the session's [`Step`] (send the reply, run a request through the bridge loop, route an
 //! answer, stop a cancelled request, change a subscription). It keeps no clock, buffer or
-//! task: waits are the transport's ([`super::drive`] asks for them).
+//! task: waits are the transport's ([`super::drive`](mod@super::drive) asks for them).
 
 use super::dispatch::Step;
 use super::era::{Era, EraGate, EraMismatch, EraSupport, Signal, signal};

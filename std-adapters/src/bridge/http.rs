@@ -11,7 +11,7 @@
 //! under 503 (disconnected, busy), 504 (no answer in time) or 502 (garbage).
 //!
 //! A legacy POST (`initialize`, or a message naming its `Mcp-Session-Id`), and a session's
-//! `GET` or `DELETE`, take the HTTP server's legacy path ([`crate::legacy::http`]) with the
+//! `GET` or `DELETE`, take the HTTP server's legacy path ([`crate::http::legacy`]) with the
 //! device as its backend ([`DeviceBackend`]): the sessions, their streams and the bridged
 //! input requests are the server's own.
 //!
@@ -46,12 +46,12 @@ use crate::http::body::{Exchange, McpBody, Out, Work, sse_event};
 use crate::http::body::{empty, event_stream, json};
 use crate::http::grant;
 use crate::http::headers;
+use crate::http::legacy;
 use crate::http::listener::sealed::Sealed;
 use crate::http::service::{read_body, refused, status_of};
 use crate::http::{Endpoint, HttpConfig, HttpListener};
 use crate::in_flight::InFlight;
 use crate::legacy::backend::Backend;
-use crate::legacy::http as legacy;
 use crate::legacy::sessions::Sessions;
 
 /// The endpoint: HTTP in front, the device behind.

@@ -2,8 +2,8 @@
 //! device unchanged: it keeps speaking 2026-07-28, and the bridge keeps the legacy session.
 //!
 //! The era gate, the session and the answer waits are the stdio server's own
-//! ([`crate::legacy::stdio::Legacy`]); `initialize` is answered from the device's
-//! `server/discover` ([`Known`], asked once for the session); each request the session hands
+//! ([`crate::stdio::legacy::Legacy`]); `initialize` is answered from the device's
+//! `server/discover` ([`Known`](super::rounds::Known), asked once for the session); each request the session hands
 //! to the modern path runs through the bridge loop ([`crate::legacy::round::bridge`]) with
 //! the device as its round ([`DeviceRounds`]), so `input_required` reaches the host as
 //! `elicitation/create`, `sampling/createMessage` or `roots/list`, and the retry goes to the
@@ -33,7 +33,7 @@ use crate::legacy::backend::Backend;
 use crate::legacy::round::{
     Answer, BridgeBuffers, BridgeConfig, Bridged, Link, LinkClosed, WaitsFull,
 };
-use crate::legacy::stdio::{Legacy, Read};
+use crate::stdio::legacy::{Legacy, Read};
 
 /// Requests of a legacy host that may wait for the device; more are refused (-32603).
 pub(crate) const QUEUE: usize = 64;

@@ -16,7 +16,7 @@ use super::device::{Answer, Device};
 use super::legacy::{Host, QUEUE, Queued, Taken};
 use super::replies::{error_reply, failure_reply};
 use crate::legacy::round::{BridgeConfig, LinkClosed};
-use crate::legacy::stdio::Legacy;
+use crate::stdio::legacy::Legacy;
 use crate::stdio::lines::{Line, Lines};
 
 /// Longest line read from the client; longer ones are answered -32600 without being kept.

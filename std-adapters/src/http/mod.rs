@@ -126,6 +126,7 @@ pub(crate) mod body;
 mod config;
 pub(crate) mod grant;
 pub(crate) mod headers;
+pub(crate) mod legacy;
 pub(crate) mod listener;
 pub mod ops;
 pub(crate) mod service;

@@ -9,12 +9,10 @@
 //! [`Config::eras`](snodo_core::server::Config::eras) ([`EraSupport`], default both).
 
 pub(crate) mod backend;
-pub(crate) mod http;
-mod replay;
+pub(crate) mod replay;
 pub(crate) mod round;
 pub(crate) mod sessions;
-pub(crate) mod stdio;
-mod subscriptions;
+pub(crate) mod subscriptions;
 
 pub use round::BridgeConfig;
 pub use sessions::SessionLimits;

@@ -47,6 +47,7 @@
 //! and `now` is the system clock in Unix seconds.
 
 mod config;
+pub(crate) mod legacy;
 pub(crate) mod lines;
 pub(crate) mod output;
 
@@ -71,8 +72,8 @@ use crate::clock::unix_seconds;
 use crate::events::{EventBus, ServerEvent, due, next_event};
 use crate::handler::{AppRunner, AsyncHandler};
 use crate::legacy::backend::ServerBackend;
-use crate::legacy::stdio::{self as legacy, Legacy, Read};
 use crate::message;
+use legacy::{Legacy, Read};
 
 use crate::in_flight::{InFlight, RequestKey, Stop};
 pub use config::StdioConfig;

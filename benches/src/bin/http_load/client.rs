@@ -228,7 +228,7 @@ impl Client {
             return;
         };
         let wrong = if legacy {
-            crate::legacy::mismatch(id, &reply, ECHO_TEXT)
+            legacy_mismatch(id, &reply, ECHO_TEXT)
         } else {
             echo_mismatch(id, &reply)
         };
@@ -430,6 +430,17 @@ async fn open_session(connection: &mut Connection, target: &Target) -> Result<St
     Ok(session)
 }
 
+/// What is wrong with the legacy answer to request `id`, if anything: its id, its `text`,
+/// and no 2026-only `resultType`.
+pub fn legacy_mismatch(id: u64, reply: &[u8], text: &str) -> Option<String> {
+    if contains(reply, br#""resultType""#) {
+        return Some("a result without resultType".to_owned());
+    }
+    [format!(r#""id":{id},"#), format!(r#""text":"{text}""#)]
+        .into_iter()
+        .find(|e| !contains(reply, e.as_bytes()))
+}
+
 /// What is missing from the answer to `echo` request `id`, if anything.
 pub fn echo_mismatch(id: u64, reply: &[u8]) -> Option<String> {
     let expected = [
@@ -475,7 +486,8 @@ pub fn flow_body(id: u64, previous: Option<(&str, &str)>) -> String {
     )
 }
 
-fn contains(haystack: &[u8], needle: &[u8]) -> bool {
+/// Whether `needle` occurs in `haystack`.
+pub fn contains(haystack: &[u8], needle: &[u8]) -> bool {
     haystack.windows(needle.len()).any(|w| w == needle)
 }
 

@@ -17,7 +17,7 @@ use std::process::Stdio;
 use std::sync::mpsc;
 use std::time::Instant;
 
-use crate::client::{ECHO_TEXT, FLOW_RESULT, Scenario};
+use crate::client::{ECHO_TEXT, FLOW_RESULT, Scenario, contains, legacy_mismatch as mismatch};
 use crate::server;
 use crate::stdio::{Flood, write_all};
 
@@ -49,17 +49,6 @@ fn answer(id: &str, question: &[u8]) -> String {
     };
     format!(r#"{{"jsonrpc":"2.0","id":"{id}","result":{{"action":"accept","content":{content}}}}}"#)
         + "\n"
-}
-
-/// What is wrong with the legacy answer to request `id`, if anything: its id, its `text`,
-/// and no 2026-only `resultType`.
-pub(crate) fn mismatch(id: u64, reply: &[u8], text: &str) -> Option<String> {
-    if contains(reply, br#""resultType""#) {
-        return Some("a result without resultType".to_owned());
-    }
-    [format!(r#""id":{id},"#), format!(r#""text":"{text}""#)]
-        .into_iter()
-        .find(|e| !contains(reply, e.as_bytes()))
 }
 
 /// Floods `path --stdio`, opened with `initialize`, with `units` of `scenario`.
@@ -153,10 +142,6 @@ fn bridged_id(line: &[u8]) -> Option<String> {
     let at = line.windows(KEY.len()).position(|w| w == KEY)? + KEY.len();
     let len = line[at..].iter().position(|&b| b == b'"')?;
     String::from_utf8(line[at..at + len].to_vec()).ok()
-}
-
-fn contains(haystack: &[u8], needle: &[u8]) -> bool {
-    haystack.windows(needle.len()).any(|w| w == needle)
 }
 
 #[cfg(test)]

@@ -2,7 +2,7 @@
 
 use super::super::{ClientCapabilities, ClientConfig, ClientError};
 use crate::json::{Limits, Object, Writer, parse};
-use crate::legacy::LegacyVersion;
+use crate::protocol::LegacyVersion;
 use crate::rpc::emit;
 
 /// The `notifications/initialized` notification, sent once the server's

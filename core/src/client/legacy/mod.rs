@@ -25,7 +25,7 @@
 //! ```
 //! use snodo_core::client::legacy::{read_initialize_result, write_initialize, INITIALIZED};
 //! use snodo_core::client::{ClientCapabilities, ClientConfig};
-//! use snodo_core::legacy::LegacyVersion;
+//! use snodo_core::protocol::LegacyVersion;
 //!
 //! let config = ClientConfig::new("host", "1.0");
 //! let mut out = [0u8; 256];

@@ -5,7 +5,7 @@ use crate::client::{
     ClientCapabilities, ClientConfig, ClientError, Exchange, InputKind, Operation, Reply,
 };
 use crate::json::{Limits, parse};
-use crate::legacy::LegacyVersion;
+use crate::protocol::LegacyVersion;
 
 const CONFIG: ClientConfig<'static> = ClientConfig::new("host", "1.0");
 

@@ -5,10 +5,11 @@ use super::error::BridgeError;
 use super::id::BridgeId;
 use crate::client::{Ask, InputKind, InputRequest, read_input_request};
 use crate::json::{JsonStr, Limits, Object, Value, Writer, parse};
+use crate::legacy::Session;
 use crate::legacy::lift::copy_members;
 use crate::legacy::lower::is_input_required;
 use crate::legacy::response::{ClientResponse, Outcome};
-use crate::legacy::{LegacyVersion, Session};
+use crate::protocol::LegacyVersion;
 use crate::rpc::emit;
 use crate::rpc::{Incoming, Request};
 

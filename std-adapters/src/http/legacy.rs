@@ -30,19 +30,19 @@ use snodo_core::server::{Notifier, Principal, ServerCapabilities};
 use tokio::sync::{broadcast, mpsc, oneshot, watch};
 use tokio::time::Instant;
 
-use super::backend::{Backend, initialize_reply, session_of, written};
-use super::replay::{parse_event_id, priming};
-use super::round::{
-    Answer, BridgeBuffers, BridgeConfig, Bridged, Link, LinkClosed, WaitsFull, bridge,
-};
-use super::sessions::{Entry, RequestTicket, Sessions, StreamClaim};
+use super::McpBody;
+use super::body::{Exchange, Out, Work};
+use super::body::{empty, event_stream, json, tick};
+use super::headers::HEADER_SESSION_ID;
 use crate::buffers::BufferPool;
 use crate::events::{EventBus, ServerEvent, next_event};
-use crate::http::McpBody;
-use crate::http::body::{Exchange, Out, Work};
-use crate::http::body::{empty, event_stream, json, tick};
-use crate::http::headers::HEADER_SESSION_ID;
 use crate::in_flight::{InFlight, RequestKey};
+use crate::legacy::backend::{Backend, initialize_reply, session_of, written};
+use crate::legacy::replay::{parse_event_id, priming};
+use crate::legacy::round::{
+    Answer, BridgeBuffers, BridgeConfig, Bridged, Link, LinkClosed, WaitsFull, bridge,
+};
+use crate::legacy::sessions::{Entry, RequestTicket, Sessions, StreamClaim};
 
 /// JSON-RPC code of "no such session" (as the TypeScript SDK answers it).
 const SESSION_NOT_FOUND: ErrorCode = ErrorCode(-32001);
@@ -365,7 +365,7 @@ impl Drop for StreamEnd {
 
 /// Sends the events of the session's stream `stream` after sequence `after` to `outputs`:
 /// a lone reply as JSON when `json` allows it, otherwise an event stream that opens with
-/// its priming event. With [`SessionLimits::poll_after`](super::SessionLimits), a POST whose
+/// its priming event. With [`SessionLimits::poll_after`](crate::legacy::SessionLimits), a POST whose
 /// request has said nothing for that long gets only the priming event and is closed: the
 /// client polls with `GET` and `Last-Event-ID` (2025-11-25, SEP-1699).
 pub(crate) async fn relay(

@@ -16,7 +16,7 @@
 //! still reads the answers. A request for the modern handler path runs in a reader slot as
 //! before (the in-flight limit and the bounded output hold), from a
 //! [`RequestHandle`](snodo_core::legacy::RequestHandle) into its line, through the core's
-//! legacy round ([`super::round`]). List changes and updates of subscribed resources from the
+//! legacy round ([`crate::legacy::round`]). List changes and updates of subscribed resources from the
 //! [`EventBus`](crate::events::EventBus) are written in their legacy shape
 //! ([`forward_events`]).
 
@@ -34,17 +34,17 @@ use snodo_core::rpc::{self, ErrorCode, Incoming};
 use snodo_core::server::{Notifier, Principal, Server, ServerCapabilities};
 use tokio::sync::{broadcast, oneshot, watch};
 
-use super::backend::{Backend, initialize_reply, session_of};
-use super::round::{
-    Answer, Answers, BridgeBuffers, BridgeConfig, Bridged, Link, LinkClosed, Local, WaitsFull,
-    bridge,
-};
-use super::subscriptions::Subscriptions;
+use super::output::{Closed, Output, OutputNotifier};
 use crate::buffers::BufferPool;
 use crate::events::{ServerEvent, due};
 use crate::handler::AsyncHandler;
 use crate::in_flight::{InFlight, RequestKey, Stop};
-use crate::stdio::output::{Closed, Output, OutputNotifier};
+use crate::legacy::backend::{Backend, initialize_reply, session_of};
+use crate::legacy::round::{
+    Answer, Answers, BridgeBuffers, BridgeConfig, Bridged, Link, LinkClosed, Local, WaitsFull,
+    bridge,
+};
+use crate::legacy::subscriptions::Subscriptions;
 
 /// The era and, once `initialize` opened it, the legacy session of one stdio connection.
 #[derive(Debug)]
