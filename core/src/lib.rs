@@ -69,6 +69,8 @@ pub mod rpc;
 pub mod schema;
 pub mod server;
 pub mod state;
+#[cfg(feature = "tasks")]
+pub mod tasks;
 
 // The workspace README's examples (the typed layer's and the core's) are compiled and run as
 // doctests of `snodo-std`, which has both crates.

@@ -6,6 +6,9 @@
 
 use crate::json::{Object, Value, Writer};
 
+/// The Tasks extension's identifier (also `tasks::EXTENSION`, with feature `tasks`).
+const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
+
 /// A set of client capabilities relevant to a server.
 #[derive(Clone, Copy, Default, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -38,14 +41,18 @@ impl ClientCapabilities {
     pub const SAMPLING_CONTEXT: Self = ClientCapabilities(16);
     /// `roots`.
     pub const ROOTS: Self = ClientCapabilities(32);
+    /// `extensions["io.modelcontextprotocol/tasks"]`: the Tasks extension, declared on the
+    /// request (a server may answer this request with a task only then).
+    pub const TASKS: Self = ClientCapabilities(64);
 
-    const NAMES: [(Self, &'static str); 6] = [
+    const NAMES: [(Self, &'static str); 7] = [
         (Self::ELICITATION_FORM, "elicitation.form"),
         (Self::ELICITATION_URL, "elicitation.url"),
         (Self::SAMPLING, "sampling"),
         (Self::SAMPLING_TOOLS, "sampling.tools"),
         (Self::SAMPLING_CONTEXT, "sampling.context"),
         (Self::ROOTS, "roots"),
+        (Self::TASKS, "extensions.io.modelcontextprotocol/tasks"),
     ];
 
     /// The union of two sets.
@@ -122,8 +129,11 @@ impl ClientCapabilities {
             } else if key.eq_str("roots") {
                 set = set.union(Self::ROOTS);
             } else if key.eq_str("experimental") || key.eq_str("extensions") {
-                for (_, ext) in inner {
+                for (name, ext) in inner {
                     ext.as_object()?;
+                    if key.eq_str("extensions") && name.eq_str(TASKS_EXTENSION) {
+                        set = set.union(Self::TASKS);
+                    }
                 }
             }
         }
@@ -156,6 +166,11 @@ impl ClientCapabilities {
             }
             if has(Self::ROOTS) {
                 o.raw("roots", b"{}");
+            }
+            if has(Self::TASKS) {
+                o.object("extensions", |e| {
+                    e.raw(TASKS_EXTENSION, b"{}");
+                });
             }
         });
     }

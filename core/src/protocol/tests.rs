@@ -107,3 +107,35 @@ fn methods_are_found_by_name_escaped_or_not() {
         assert_eq!(Method::from_name(value.as_str().unwrap()), None);
     }
 }
+
+#[test]
+fn the_tasks_extension_is_read_and_written_where_it_is_declared() {
+    type C = ClientCapabilities;
+    let declared = r#"{"extensions":{"io.modelcontextprotocol/tasks":{}}}"#;
+    assert_eq!(caps(declared), Some(C::TASKS));
+    // Elsewhere the name means nothing: under `experimental`, or as a capability of its own.
+    assert_eq!(
+        caps(r#"{"experimental":{"io.modelcontextprotocol/tasks":{}}}"#),
+        Some(C::NONE)
+    );
+    assert_eq!(
+        caps(r#"{"io.modelcontextprotocol/tasks":{}}"#),
+        Some(C::NONE)
+    );
+    assert_eq!(
+        caps(r#"{"extensions":{"io.modelcontextprotocol/tasks":true}}"#),
+        None
+    );
+    let mut out = [0u8; 96];
+    let mut w = Writer::new(&mut out);
+    C::TASKS.union(C::ROOTS).write(&mut w);
+    let len = w.finish().unwrap();
+    assert_eq!(
+        &out[..len],
+        br#"{"roots":{},"extensions":{"io.modelcontextprotocol/tasks":{}}}"#
+    );
+    assert_eq!(
+        C::TASKS.names().collect::<std::vec::Vec<_>>(),
+        ["extensions.io.modelcontextprotocol/tasks"]
+    );
+}

@@ -71,8 +71,8 @@ pub(crate) fn write_missing_capabilities(
     id: Option<Id<'_>>,
     missing: ClientCapabilities,
 ) {
-    // Every name, separators and the frame fit: the message is at most about 130 bytes.
-    let mut text = [0u8; 192];
+    // Every name, separators and the frame fit: the message is at most about 180 bytes.
+    let mut text = [0u8; 256];
     let mut m = Writer::new(&mut text);
     m.raw(b"Client does not support ");
     for (n, name) in missing.names().enumerate() {

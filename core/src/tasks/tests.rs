@@ -1,0 +1,114 @@
+use super::*;
+use crate::json::{Limits, Writer, parse};
+use crate::rpc::Id;
+
+fn task(status: Status) -> Task<'static> {
+    Task {
+        task_id: "t\"1",
+        status,
+        status_message: Some("on it"),
+        created_at: "2026-12-07T10:30:00Z",
+        last_updated_at: "2026-12-07T10:31:00Z",
+        ttl_ms: None,
+        poll_interval_ms: None,
+    }
+}
+
+fn written(f: impl FnOnce(&mut Writer<'_>)) -> serde_json::Value {
+    let mut out = [0u8; 512];
+    let mut w = Writer::new(&mut out);
+    f(&mut w);
+    let len = w.finish().expect("fits");
+    serde_json::from_slice(&out[..len]).expect("JSON")
+}
+
+#[test]
+fn only_the_diagrams_transitions_are_legal() {
+    use Status::*;
+    for from in Status::ALL {
+        for to in Status::ALL {
+            let legal = matches!(from, Working | InputRequired);
+            assert_eq!(from.may_become(to), legal, "{from:?} -> {to:?}");
+        }
+    }
+    assert!(Completed.is_terminal() && Failed.is_terminal() && Cancelled.is_terminal());
+    assert!(!Working.is_terminal() && !InputRequired.is_terminal());
+    for s in Status::ALL {
+        assert_eq!(Status::from_name(s.name()), Some(s));
+    }
+    assert_eq!(Status::from_name("submitted"), None);
+}
+
+#[test]
+fn a_created_task_is_flat_with_a_null_ttl() {
+    let v = written(|w| write_created(w, Id::Num(4), &task(Status::Working)));
+    let result = &v["result"];
+    assert_eq!(v["id"], 4);
+    assert_eq!(result["resultType"], "task");
+    assert_eq!(result["taskId"], "t\"1");
+    assert_eq!(result["status"], "working");
+    assert_eq!(result["statusMessage"], "on it");
+    assert!(result["ttlMs"].is_null() && result.get("ttlMs").is_some());
+    assert!(result.get("task").is_none() && result.get("requestState").is_none());
+    assert!(result.get("pollIntervalMs").is_none());
+}
+
+#[test]
+fn each_status_carries_only_its_own_payload() {
+    let requests = parse(
+        br#"{"a":{"method":"elicitation/create","params":{}}}"#,
+        &Limits::default(),
+    )
+    .unwrap();
+    let result = parse(br#"{"content":[],"isError":true}"#, &Limits::default()).unwrap();
+    let error = parse(br#"{"code":-32603,"message":"x"}"#, &Limits::default()).unwrap();
+    let payloads = [
+        Payload::None,
+        Payload::InputRequests(requests),
+        Payload::Result(result),
+        Payload::Error(error),
+    ];
+    for status in Status::ALL {
+        for payload in payloads {
+            let mut out = [0u8; 512];
+            let mut w = Writer::new(&mut out);
+            let wrote = write_got(&mut w, Id::Num(1), &task(status), payload);
+            let len = w.finish().expect("fits");
+            let legal = matches!(
+                (status, payload),
+                (Status::Working | Status::Cancelled, Payload::None)
+                    | (Status::InputRequired, Payload::InputRequests(_))
+                    | (Status::Completed, Payload::Result(_))
+                    | (Status::Failed, Payload::Error(_))
+            );
+            assert_eq!(wrote.is_ok(), legal, "{status:?} with {payload:?}");
+            if !legal {
+                assert_eq!(len, 0, "nothing is written for a mismatch");
+                continue;
+            }
+            let v: serde_json::Value = serde_json::from_slice(&out[..len]).unwrap();
+            let r = &v["result"];
+            assert_eq!(r["resultType"], "complete");
+            assert_eq!(r["status"], status.name());
+            let has = |k: &str| r.get(k).is_some();
+            assert_eq!(has("inputRequests"), status == Status::InputRequired);
+            assert_eq!(has("result"), status == Status::Completed);
+            assert_eq!(has("error"), status == Status::Failed);
+        }
+    }
+}
+
+#[test]
+fn a_detailed_task_can_stand_inside_a_notification() {
+    let v = written(|w| {
+        let t = Task {
+            poll_interval_ms: Some(500),
+            ttl_ms: Some(1),
+            ..task(Status::Cancelled)
+        };
+        write_detailed(w, &t, Payload::None, |_| {}).unwrap();
+    });
+    assert!(v.get("resultType").is_none(), "{v}");
+    assert_eq!(v["pollIntervalMs"], 500);
+    assert_eq!(v["ttlMs"], 1);
+}
