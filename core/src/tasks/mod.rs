@@ -33,9 +33,13 @@
 //! );
 //! ```
 
+mod request;
 mod status;
 mod wire;
 
+pub use request::{
+    Refusal, TaskMethod, TaskRequest, read_request, write_refusal, write_unknown_task,
+};
 pub use status::Status;
 pub use wire::{Payload, PayloadMismatch, Task, write_created, write_detailed, write_got};
 

@@ -112,3 +112,66 @@ fn a_detailed_task_can_stand_inside_a_notification() {
     assert_eq!(v["pollIntervalMs"], 500);
     assert_eq!(v["ttlMs"], 1);
 }
+
+fn object(text: &str) -> crate::json::Object<'_> {
+    parse(text.as_bytes(), &Limits::default())
+        .unwrap()
+        .as_object()
+        .unwrap()
+}
+
+#[test]
+fn the_extension_is_declared_on_the_request_before_anything_else_is_read() {
+    use crate::protocol::ClientCapabilities as C;
+    let bad = object(r#"{"taskId":7}"#);
+    // Undeclared comes first, even for params that would be refused.
+    for method in [TaskMethod::Get, TaskMethod::Update, TaskMethod::Cancel] {
+        let refused = read_request(method, Some(bad), C::ROOTS).unwrap_err();
+        assert_eq!(refused, Refusal::Undeclared);
+        let refused = read_request(method, Some(bad), C::TASKS).unwrap_err();
+        assert_eq!(refused, Refusal::InvalidParams("taskId must be a string"));
+    }
+    let get = read_request(
+        TaskMethod::Get,
+        Some(object(r#"{"taskId":"t-1"}"#)),
+        C::TASKS,
+    )
+    .unwrap();
+    assert!(get.task_id.eq_str("t-1") && get.input_responses.is_none());
+    let no_responses = object(r#"{"taskId":"t-1"}"#);
+    assert_eq!(
+        read_request(TaskMethod::Update, Some(no_responses), C::TASKS).unwrap_err(),
+        Refusal::InvalidParams("inputResponses must be an object")
+    );
+    let update = object(r#"{"taskId":"t-1","inputResponses":{"a":{"action":"decline"}}}"#);
+    let update = read_request(TaskMethod::Update, Some(update), C::TASKS).unwrap();
+    assert!(update.input_responses.is_some_and(|r| r.get("a").is_some()));
+}
+
+#[test]
+fn refusals_name_what_the_client_lacks_and_unknown_tasks_say_nothing_more() {
+    let v = written(|w| write_refusal(w, Some(Id::Num(3)), Refusal::Undeclared));
+    assert_eq!(v["error"]["code"], -32021);
+    assert_eq!(
+        v["error"]["data"]["requiredCapabilities"],
+        serde_json::json!({"extensions": {"io.modelcontextprotocol/tasks": {}}})
+    );
+    let v = written(|w| write_unknown_task(w, Some(Id::Num(3))));
+    assert_eq!(v["error"]["code"], -32602);
+    assert_eq!(v["error"]["message"], "Unknown task");
+    assert!(v["error"].get("data").is_none());
+}
+
+#[test]
+fn only_the_three_methods_are_task_methods() {
+    for (text, method) in [
+        (r#""tasks/get""#, Some(TaskMethod::Get)),
+        (r#""tasks/update""#, Some(TaskMethod::Update)),
+        (r#""tasks/cancel""#, Some(TaskMethod::Cancel)),
+        (r#""tasks/result""#, None),
+        (r#""tasks/list""#, None),
+    ] {
+        let name = parse(text.as_bytes(), &Limits::default()).unwrap();
+        assert_eq!(TaskMethod::of(name.as_str().unwrap()), method, "{text}");
+    }
+}

@@ -21,7 +21,7 @@ pub enum HeaderMismatch {
     ProtocolVersion,
     /// `Mcp-Method` differs from the body's method.
     Method,
-    /// `Mcp-Name` differs from the body's name or URI.
+    /// `Mcp-Name` differs from the body's name, URI or task id.
     Name,
     /// An `x-mcp-header` argument has a value but no `Mcp-Param-*` header.
     MissingParam,
@@ -53,7 +53,7 @@ impl HeaderMismatch {
                 "Header mismatch: Mcp-Method does not match the body's method"
             }
             HeaderMismatch::Name => {
-                "Header mismatch: Mcp-Name does not match the body's name or uri"
+                "Header mismatch: Mcp-Name does not match the body's name, uri or taskId"
             }
             HeaderMismatch::MissingParam => {
                 "Header mismatch: an argument marked x-mcp-header has no Mcp-Param header"

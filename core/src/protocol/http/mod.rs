@@ -33,14 +33,15 @@
 //! tool name or a URI is left to the core, which answers -32602. So:
 //!
 //! 1. a required header that is absent (`MCP-Protocol-Version`, `Mcp-Method`, and `Mcp-Name`
-//!    for `tools/call`, `resources/read` and `prompts/get`) is -32020;
+//!    for `tools/call`, `resources/read` and `prompts/get`, and with feature `tasks` for
+//!    `tasks/get`, `tasks/update` and `tasks/cancel`) is -32020;
 //! 2. a header value with characters outside visible ASCII, space and tab is -32020;
 //! 3. `Mcp-Method` must equal the body's `method` (case-sensitive);
 //! 4. `MCP-Protocol-Version` must equal `_meta["io.modelcontextprotocol/protocolVersion"]`
 //!    when the body has one: a mismatch is -32020, and a version both agree on but the server
 //!    does not speak is the core's -32022;
-//! 5. `Mcp-Name` (decoded) must equal `params.name` (tools, prompts) or `params.uri`
-//!    (resources);
+//! 5. `Mcp-Name` (decoded) must equal `params.name` (tools, prompts), `params.uri`
+//!    (resources) or `params.taskId` (tasks);
 //! 6. for `tools/call`, each `x-mcp-header` property of the input schema, reached through
 //!    `properties` alone: a non-null body value needs its `Mcp-Param-{Name}` header, equal after
 //!    decoding (integers compared numerically, booleans as `true`/`false`), and a header whose

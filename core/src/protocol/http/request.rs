@@ -59,12 +59,39 @@ impl core::fmt::Debug for RequestHeaders<'_> {
     }
 }
 
-/// The methods whose requests must carry `Mcp-Name`.
-const NAMED_METHODS: [&str; 3] = ["tools/call", "resources/read", "prompts/get"];
+/// The methods whose requests must carry `Mcp-Name`, with the body member it must equal.
+const NAMED_METHODS: [(&str, &str); 3] = [
+    ("tools/call", "name"),
+    ("resources/read", "uri"),
+    ("prompts/get", "name"),
+];
+
+/// With the Tasks extension, its three methods carry the task's id (so that a balancer can
+/// route them to the node that holds the task).
+#[cfg(feature = "tasks")]
+const TASK_METHODS: [(&str, &str); 3] = [
+    (crate::tasks::method::GET, "taskId"),
+    (crate::tasks::method::UPDATE, "taskId"),
+    (crate::tasks::method::CANCEL, "taskId"),
+];
+#[cfg(not(feature = "tasks"))]
+const TASK_METHODS: [(&str, &str); 0] = [];
+
+/// The body member `Mcp-Name` must equal for requests of `method`, if they need one.
+fn named_member(method: JsonStr<'_>) -> Option<&'static str> {
+    NAMED_METHODS
+        .iter()
+        .chain(TASK_METHODS.iter())
+        .find(|(m, _)| method.eq_str(m))
+        .map(|&(_, member)| member)
+}
 
 /// Whether requests of `method` must carry `Mcp-Name`.
 pub fn requires_name(method: &str) -> bool {
-    NAMED_METHODS.contains(&method)
+    NAMED_METHODS
+        .iter()
+        .chain(TASK_METHODS.iter())
+        .any(|&(m, _)| m == method)
 }
 
 /// The name of the tool a `tools/call` request calls, so the caller can find its input
@@ -84,7 +111,8 @@ pub fn check_request(
     request: &Request<'_>,
     input_schema: Option<Value<'_>>,
 ) -> Result<(), HeaderMismatch> {
-    let named = NAMED_METHODS.iter().any(|m| request.method.eq_str(m));
+    let named_member = named_member(request.method);
+    let named = named_member.is_some();
     let missing = MissingHeaders {
         protocol_version: headers.protocol_version.is_none(),
         method: headers.method.is_none(),
@@ -113,12 +141,7 @@ pub fn check_request(
             return Err(HeaderMismatch::ProtocolVersion);
         }
     }
-    if let Some(name) = name {
-        let key = if request.method.eq_str("resources/read") {
-            "uri"
-        } else {
-            "name"
-        };
+    if let (Some(name), Some(key)) = (name, named_member) {
         if let Some(body_name) = params.and_then(|p| p.get(key)).and_then(|v| v.as_str()) {
             if !text_eq(Text::parse(name)?, body_name) {
                 return Err(HeaderMismatch::Name);
@@ -261,6 +284,30 @@ mod tests {
     fn b64(text: &str) -> String {
         use base64::Engine as _;
         std::format!("=?base64?{}?=", STANDARD.encode(text))
+    }
+
+    #[cfg(feature = "tasks")]
+    #[test]
+    fn task_requests_carry_their_task_id_in_mcp_name() {
+        let m = meta("2026-07-28");
+        for method in ["tasks/get", "tasks/update", "tasks/cancel"] {
+            assert!(requires_name(method), "{method}");
+            let get = body(method, &std::format!(r#"{{"taskId":"t-1",{m}}}"#));
+            let named = |name| Headers {
+                name,
+                ..headers(method)
+            };
+            assert_eq!(check(&named(Some("t-1")), &get, None), Ok(()));
+            assert_eq!(
+                check(&named(Some("t-2")), &get, None),
+                Err(HeaderMismatch::Name)
+            );
+            assert!(matches!(
+                check(&named(None), &get, None),
+                Err(HeaderMismatch::Missing(m)) if m.name
+            ));
+        }
+        assert!(!requires_name("tasks/list"));
     }
 
     #[test]
