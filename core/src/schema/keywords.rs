@@ -29,13 +29,13 @@ pub(crate) struct Keywords<'a> {
     pub(crate) exclusive_maximum: Option<Number<'a>>,
     pub(crate) min_length: Option<u64>,
     pub(crate) max_length: Option<u64>,
+    pub(crate) min_items: Option<u64>,
+    pub(crate) max_items: Option<u64>,
+    pub(crate) unique_items: bool,
     /// `format`, when it names one the validator can assert (asserted only when
     /// [`Options::assert_formats`](super::Options::assert_formats) says so; any other name
     /// is an annotation either way). One byte, not a view: these sit in every frame.
     pub(crate) format: Option<Format>,
-    pub(crate) min_items: Option<u64>,
-    pub(crate) max_items: Option<u64>,
-    pub(crate) unique_items: bool,
     /// What applies to objects, kept together so that a planned object schema can be
     /// applied from these alone (see `Validator::object_planned`).
     pub(crate) object: ObjectKeywords<'a>,

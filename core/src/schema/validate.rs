@@ -513,7 +513,7 @@ impl<'a, 'p> Validator<'a, 'p> {
     }
 
     fn string(&mut self, k: &Keywords<'a>, inst: Value<'a>) -> Outcome<'a> {
-        let format = k.format.filter(|_| self.assert_formats);
+        let format = if self.assert_formats { k.format } else { None };
         if k.min_length.is_none() && k.max_length.is_none() && format.is_none() {
             return Ok(());
         }
