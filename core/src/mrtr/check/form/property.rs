@@ -7,7 +7,6 @@ use super::keywords::{COMMON, Keyword, KeywordSet, Keywords};
 use super::options::Options;
 use crate::json::{Number, Object, Value};
 use crate::schema::format::Format;
-use crate::schema::{Options as SchemaOptions, validate_with};
 
 /// A property of the restricted flat schema, read into what a build-time check or the
 /// form-only rule of answers (a multi select repeats no option) needs of it; the rest of an
@@ -93,11 +92,8 @@ impl<'a> Property<'a> {
             _ => {}
         }
         if let Some(default) = schema.get("default") {
-            let repeats = match (property, default.as_array()) {
-                (Property::Multi { options, .. }, Some(items)) => !options.none_repeated(items),
-                _ => false,
-            };
-            if repeats || validate_with(schema, default, &SchemaOptions::FORM).is_err() {
+            // Checked as an answer would be.
+            if !super::accepts(schema, default) {
                 return Err(BuildError::new(
                     "form property default does not satisfy the property",
                 ));
