@@ -7,6 +7,7 @@
 #   server --requirements 2025-11-25                  (30 scored + 3 run unscored: all 33 count)
 #   server --requirements 2026-07-28                  (37 scored scenarios)
 #   server --suite all --spec-version 2026-07-28      (40 scenarios)
+#   server --scenario S, for each tasks-* scenario with checks and three unscored ones (12)
 #
 # Each run is scored from its checks.json files by tests/conformance/score.py and ends with
 # one line `conformance: N passed, M failed`. Fails on any failed scored scenario, on any
@@ -132,10 +133,35 @@ for name in open(sys.argv[2], encoding="utf-8").read().split():
         print(name)
 PY
 
+# run_each NAME EXPECTED_COUNT NAMES_FILE: each scenario of NAMES_FILE on its own (the runner
+# takes one --scenario at a time), scored together like a run.
+run_each() {
+  local name=$1 count=$2 names=$3
+  local dir=$out/$name runner_status=0 score_status=0 scenario
+  echo
+  echo "== conformance server --scenario each of $names ($name) =="
+  : >"$out/$name.log"
+  while read -r scenario; do
+    "$conformance" server --url "$url" --scenario "$scenario" --timeout "$timeout_ms" -o "$dir" \
+      >>"$out/$name.log" 2>&1 || runner_status=$?
+  done <"$names"
+  python3 "$runner_dir/score.py" "$names" "$count" "$dir" || score_status=$?
+  if [ "$runner_status" != 0 ] || [ "$score_status" != 0 ]; then
+    status=1
+  fi
+}
+
+# The extension and unscored scenarios we hold ourselves to: every tasks-* scenario with
+# checks (tasks-status-notifications is a stub the runner skips), and three scenarios the
+# requirements leave unscored.
+"$conformance" list --server | awk '/^  - tasks-/ && $2 != "tasks-status-notifications" {print $2}' >"$out/tasks.names"
+printf '%s\n' json-schema-2020-12 http-header-validation http-custom-header-server-validation >>"$out/tasks.names"
+
 run legacy-default 31 "$out/legacy-default.names"
 run legacy-requirements 33 "$out/legacy-requirements.names" --requirements 2025-11-25
 run requirements 37 "$out/requirements.names" --requirements 2026-07-28
 run suite 40 "$out/suite.names" --suite all --spec-version 2026-07-28
+run_each extensions 12 "$out/tasks.names"
 
 stop_fixture
 exit "$status"

@@ -72,6 +72,7 @@ mod serve;
 mod server_slot;
 pub mod signals;
 pub mod stdio;
+pub mod tasks;
 #[cfg(feature = "typed")]
 pub mod typed;
 

@@ -147,7 +147,8 @@ fn run_on<A: Handler>(
             subscription.write_acknowledged(&mut w);
             w.finish().ok().map(Some)
         }
-        Err(_) => None,
+        // These servers have no task tools.
+        Ok(Handled::Task { .. } | Handled::BecameTask) | Err(_) => None,
     }
 }
 

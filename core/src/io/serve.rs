@@ -22,6 +22,10 @@ pub const CORRUPT: &[u8] = crate::envelope!(
 /// buffer.
 pub const REPLY_TOO_LARGE: &str = "Reply too large for the device's output buffer";
 
+/// The -32603 a call that would become a task gets from a link that keeps no tasks.
+#[cfg(feature = "tasks")]
+pub const NO_TASKS: &str = "This server keeps no tasks: the call cannot run as one";
+
 /// The reply when not even an error fits the output buffer (not expected at sane sizes).
 pub const NO_ROOM: &[u8] = crate::envelope!(null_error: -32603, "Reply too large");
 
@@ -193,6 +197,22 @@ impl<const IN: usize, const OUT: usize> Serial<IN, OUT> {
                 for unheld in subscription.unheld() {
                     write_message(link, framing, &mut self.out, |w| unheld.write(w))?;
                 }
+                Served::Replied
+            }
+            // A link served one request at a time keeps no tasks: none exists to look up,
+            // and a call that would become one is answered that it cannot.
+            #[cfg(feature = "tasks")]
+            Ok(Handled::Task { id, .. }) => {
+                write_message(link, framing, &mut self.out, |w| {
+                    crate::tasks::write_unknown_task(w, Some(id));
+                })?;
+                Served::Replied
+            }
+            #[cfg(feature = "tasks")]
+            Ok(Handled::BecameTask) => {
+                write_message(link, framing, &mut self.out, |w| {
+                    server.write_too_large(message, NO_TASKS, w);
+                })?;
                 Served::Replied
             }
             Err(_) => {

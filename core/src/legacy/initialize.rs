@@ -62,7 +62,7 @@ pub fn write_initialize_result(
     w.raw(b"{\"protocolVersion\":");
     w.str(session.version().name());
     w.raw(b",\"capabilities\":");
-    capabilities.write(w);
+    capabilities.write(w, false);
     w.raw(b",\"serverInfo\":");
     config.info.write(w);
     if let Some(instructions) = config.instructions {

@@ -12,9 +12,11 @@ use super::plans::Plans;
 use super::reply::whole_error;
 use super::subscription::{Filter, Subscription};
 use super::verified::Verified;
-use super::{Config, Registry, RequestContext, Round, Tool, lists, uri_template};
+use super::{Config, Registry, RequestContext, Round, TaskSupport, Tool, lists, uri_template};
 use crate::json::{BufferTooSmall, JsonStr, Key, Object, Value, Visitor, Writer};
-use crate::protocol::{self, MetaError, MetaFields, Method, SUPPORTED_VERSIONS};
+use crate::protocol::{
+    self, ClientCapabilities, MetaError, MetaFields, Method, SUPPORTED_VERSIONS,
+};
 use crate::rpc::emit;
 use crate::rpc::{self, ErrorCode, Id, Incoming, Rejected, Request};
 use crate::schema::{NotedMembers, Plan};
@@ -64,6 +66,16 @@ pub enum Accepted<'a> {
     Call(Call<'a>),
     /// `subscriptions/listen`: open a notification stream (see [`Subscription`]).
     Listen(Subscription<'a>),
+    /// `tasks/get`, `tasks/update` or `tasks/cancel`, past the extension's gate (the
+    /// request declared it): the host looks the task up for this round's principal and
+    /// answers (feature `tasks`).
+    #[cfg(feature = "tasks")]
+    Task {
+        /// The request's id.
+        id: Id<'a>,
+        /// What it asks.
+        request: crate::tasks::TaskRequest<'a>,
+    },
 }
 
 /// A server: configuration plus the application's registry, whose definitions passed
@@ -197,14 +209,33 @@ impl<'c, A: Registry> Server<'c, A> {
             };
         }
         let answered: Result<Answer<'a>, Refusal<'a>> = 'answer: {
+            let admit_meta = || match protocol::admit_meta(fields.meta, Some(&fields.meta_fields)) {
+                Ok(meta) => Ok(meta),
+                Err(MetaError::Invalid(message)) => Err(Refusal::Invalid(message)),
+                Err(MetaError::UnsupportedVersion(v)) => Err(Refusal::Version(v)),
+            };
             let Some(method) = Method::from_name(request.method) else {
+                #[cfg(feature = "tasks")]
+                if let Some(task_method) = crate::tasks::TaskMethod::of(request.method)
+                    && self.serves_tasks()
+                {
+                    let meta = or_refuse!(admit_meta(), 'answer);
+                    let read =
+                        crate::tasks::read_request(task_method, request.params, meta.capabilities);
+                    return match read {
+                        Ok(task) => Ok(Accepted::Task {
+                            id: request.id,
+                            request: task,
+                        }),
+                        Err(refused) => {
+                            crate::tasks::write_refusal(&mut w, Some(request.id), refused);
+                            w.finish().map(Accepted::Replied)
+                        }
+                    };
+                }
                 break 'answer Err(Refusal::UnknownMethod(request.method));
             };
-            let meta = match protocol::admit_meta(fields.meta, Some(&fields.meta_fields)) {
-                Ok(meta) => meta,
-                Err(MetaError::Invalid(message)) => break 'answer Err(Refusal::Invalid(message)),
-                Err(MetaError::UnsupportedVersion(v)) => break 'answer Err(Refusal::Version(v)),
-            };
+            let meta = or_refuse!(admit_meta(), 'answer);
             let caps = self.app.capabilities();
             let advertised = match method {
                 Method::Discover => true,
@@ -233,6 +264,8 @@ impl<'c, A: Registry> Server<'c, A> {
                 ),
                 #[cfg(feature = "retry-prefix")]
                 prefix: None,
+                #[cfg(feature = "tasks")]
+                task: crate::tasks::TaskPhase::Unavailable,
             };
             let params = request.params.unwrap_or(Object::EMPTY);
             if method.allows_input_required() {
@@ -255,6 +288,18 @@ impl<'c, A: Registry> Server<'c, A> {
                 }
                 Method::ToolsCall => {
                     let (tool, index, arguments) = or_refuse!(self.tool_call(fields), 'answer);
+                    let declared = ctx.meta.capabilities;
+                    if tool.task_support == TaskSupport::Required
+                        && !(cfg!(feature = "tasks")
+                            && declared.contains(ClientCapabilities::TASKS))
+                    {
+                        break 'answer Err(Refusal::TaskRequired);
+                    }
+                    #[cfg(feature = "tasks")]
+                    let ctx = RequestContext {
+                        task: crate::tasks::TaskPhase::of(tool.task_support, declared),
+                        ..ctx
+                    };
                     if let Some(violation) =
                         self.invalid_arguments(tool, index, arguments, &fields.argument_members)
                     {
@@ -303,6 +348,16 @@ impl<'c, A: Registry> Server<'c, A> {
             }
         }
         w.finish().map(Accepted::Replied)
+    }
+
+    /// Whether any tool supports tasks: only then are the extension's methods served and
+    /// the extension advertised.
+    #[cfg(feature = "tasks")]
+    pub(crate) fn serves_tasks(&self) -> bool {
+        self.app
+            .tools()
+            .iter()
+            .any(|t| t.task_support != TaskSupport::Forbidden)
     }
 
     /// The tool a `tools/call` names, its index, and its arguments.
@@ -612,7 +667,11 @@ impl Answer<'_> {
         w.raw(b"{");
         let cacheable = match self {
             Answer::Discover => {
-                lists::discover(w, config, server.app.capabilities());
+                #[cfg(feature = "tasks")]
+                let tasks = server.serves_tasks();
+                #[cfg(not(feature = "tasks"))]
+                let tasks = false;
+                lists::discover(w, config, server.app.capabilities(), tasks);
                 true
             }
             Answer::List(method, start) => {
@@ -642,6 +701,9 @@ enum Refusal<'a> {
     Version(JsonStr<'a>),
     UnknownResource(JsonStr<'a>),
     MissingPromptArgument(&'a str),
+    /// A tool that must run as a task, called by a request that did not declare the Tasks
+    /// extension (or by a core built without it).
+    TaskRequired,
 }
 
 impl From<lists::BadCursor> for Refusal<'_> {
@@ -705,6 +767,10 @@ impl Refusal<'_> {
                     });
                 }),
             ),
+            Refusal::TaskRequired => {
+                w.rewind(0);
+                super::reply::write_tasks_required(w, id);
+            }
             Refusal::MissingPromptArgument(name) => whole_error(
                 w,
                 id,

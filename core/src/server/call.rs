@@ -278,6 +278,31 @@ impl<'a> Call<'a> {
         }
     }
 
+    /// Makes this call the work of a task its host created from the same request (after
+    /// its handler answered [`ToolReply::into_task`](super::ToolReply::into_task)): the
+    /// handler then sees [`TaskPhase::Running`](crate::tasks::TaskPhase::Running). `false`,
+    /// and nothing changes, unless the call was offered a task.
+    #[cfg(feature = "tasks")]
+    pub fn enter_task(&mut self) -> bool {
+        match self {
+            Call::Tool(c) if c.ctx.task.offer().is_some() => {
+                c.ctx.task = crate::tasks::TaskPhase::Running;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Withdraws the offer of a task (a host whose store is full runs an optional task
+    /// tool's call in its request instead): the handler then sees
+    /// [`TaskPhase::Unavailable`](crate::tasks::TaskPhase::Unavailable).
+    #[cfg(feature = "tasks")]
+    pub fn decline_task(&mut self) {
+        if let Call::Tool(c) = self {
+            c.ctx.task = crate::tasks::TaskPhase::Unavailable;
+        }
+    }
+
     /// This call, or, for a retry, a copy of it in `copy` whose state opens and seals
     /// continue from `prefix` (this request's binding, absorbed once by the core's driver
     /// for the round). Only a retry pays the copy of the call.
@@ -349,6 +374,11 @@ impl<'a> Call<'a> {
             Call::Complete(c) => (&c.ctx, c.rules()),
         };
         match outcome {
+            #[cfg(feature = "tasks")]
+            Ok(Done {
+                shape: super::reply::Shape::Task,
+                ..
+            }) => Finished(Finish::Task),
             Ok(done) => Finished(Finish::Written(finish(ctx, done, rules))),
             Err(error) => Finished(Finish::Failed {
                 ctx: *ctx,
@@ -374,15 +404,28 @@ enum Finish<'a> {
         error: Error,
         tool_errors: bool,
     },
+    /// The call became a task: nothing is written.
+    #[cfg(feature = "tasks")]
+    Task,
 }
 
 impl Finished<'_> {
+    /// Whether the handler turned the call into a task
+    /// ([`ToolReply::into_task`](super::ToolReply::into_task)): then there is no response
+    /// here ([`Finished::len`] is 0), and the host answers the task's creation.
+    #[cfg(feature = "tasks")]
+    pub fn became_task(&self) -> bool {
+        matches!(self.0, Finish::Task)
+    }
+
     /// The response's length in `out`, the buffer the call's reply was started in (free
     /// again now that the reply is done); the response to a handler's error is written into
     /// it here. `Err` when not even an error response fits.
     pub fn len(self, out: &mut [u8]) -> Result<usize, BufferTooSmall> {
         match self.0 {
             Finish::Written(written) => written,
+            #[cfg(feature = "tasks")]
+            Finish::Task => Ok(0),
             Finish::Failed {
                 ctx,
                 error,
@@ -426,6 +469,8 @@ fn finish(
     }
     match shape {
         Shape::Whole => w.finish(),
+        #[cfg(feature = "tasks")]
+        Shape::Task => Ok(0),
         Shape::Members {
             any,
             is_error,

@@ -27,6 +27,8 @@ pub struct CallHandle {
     retry_at: RetryAt,
     meta: MetaSpans,
     target: Target,
+    #[cfg(feature = "tasks")]
+    task: crate::tasks::TaskPhase,
 }
 
 /// The admitted `_meta`, by span.
@@ -133,6 +135,8 @@ impl Call<'_> {
                 raw: of(meta.raw.as_value().raw())?,
             },
             target,
+            #[cfg(feature = "tasks")]
+            task: ctx.task,
         })
     }
 }
@@ -192,6 +196,8 @@ impl CallHandle {
             retry_at: self.retry_at,
             #[cfg(feature = "retry-prefix")]
             prefix: None,
+            #[cfg(feature = "tasks")]
+            task: self.task,
         };
         let app = server.app();
         Some(match self.target {

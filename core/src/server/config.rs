@@ -131,7 +131,9 @@ impl ListChanged {
 }
 
 impl ServerCapabilities {
-    pub(crate) fn write(&self, w: &mut Writer<'_>) {
+    /// Writes the capabilities object; `tasks` adds the Tasks extension under `extensions`
+    /// (only `server/discover` says it: a 2025-11-25 client sees no tasks).
+    pub(crate) fn write(&self, w: &mut Writer<'_>, tasks: bool) {
         let list = |changes: bool| -> &[u8] {
             if changes {
                 b"{\"listChanged\":true}"
@@ -142,6 +144,9 @@ impl ServerCapabilities {
         w.object(|o| {
             if self.completions {
                 o.raw("completions", b"{}");
+            }
+            if tasks {
+                o.raw("extensions", b"{\"io.modelcontextprotocol/tasks\":{}}");
             }
             if self.logging {
                 o.raw("logging", b"{}");

@@ -47,6 +47,9 @@ pub struct RequestContext<'a> {
     /// its state and sealing the next (set by the core's round drivers).
     #[cfg(feature = "retry-prefix")]
     pub(crate) prefix: Option<&'a BindingPrefix>,
+    /// Whether this call may become a task, or runs as one (feature `tasks`).
+    #[cfg(feature = "tasks")]
+    pub(crate) task: crate::tasks::TaskPhase,
 }
 
 /// Where the retry fields' values lie in the params text, so that reading them walks
@@ -168,6 +171,13 @@ impl<'a> RequestContext<'a> {
                 Some(Value::from_validated(value))
             }
         }
+    }
+
+    /// Where this call stands with the Tasks extension: whether it may become a task
+    /// ([`TaskPhase::Offered`](crate::tasks::TaskPhase::Offered)), or already runs as one.
+    #[cfg(feature = "tasks")]
+    pub fn task_phase(&self) -> crate::tasks::TaskPhase {
+        self.task
     }
 
     /// The round's time.
@@ -322,6 +332,8 @@ mod tests {
                 retry_at: at,
                 #[cfg(feature = "retry-prefix")]
                 prefix: None,
+                #[cfg(feature = "tasks")]
+                task: crate::tasks::TaskPhase::Unavailable,
             };
             assert_eq!(
                 ctx.request_state().map(|s| s.raw()),

@@ -33,6 +33,8 @@ macro_rules! call_or_return {
             Ok(Accepted::Silent) => return $wrap(Ok(Handled::Silent)),
             Ok(Accepted::Cancelled(id)) => return $wrap(Ok(Handled::Cancelled(id))),
             Ok(Accepted::Listen(s)) => return $wrap(Ok(Handled::Listen(s))),
+            #[cfg(feature = "tasks")]
+            Ok(Accepted::Task { id, request }) => return $wrap(Ok(Handled::Task { id, request })),
             Err(too_small) => return $wrap(Err(too_small)),
         }
     };
@@ -70,32 +72,34 @@ impl<A: Registry> Server<'_, A> {
     ) -> Option<Result<Handled<'a>, BufferTooSmall>> {
         let accepted = self.accept(input, round, out);
         let call = call_or_return!(accepted, Some);
-        let replied = self.complete(call, out, runner).await?;
-        Some(replied.map(Handled::Reply))
+        self.complete(call, out, runner).await
     }
 
     /// The rest of a round whose message was accepted as `call` by a transport that accepts
     /// by itself, with checks of its own ([`Server::accept_inspected`]): runs the handler
     /// through `runner` and completes the reply in `out`, as [`Server::drive`] does.
+    ///
+    /// The outcome is [`Handled::Reply`], or [`Handled::BecameTask`] (feature `tasks`).
     pub async fn drive_call<R: Runner>(
         &self,
         call: Call<'_>,
         out: &mut [u8],
         runner: &mut R,
-    ) -> Option<Result<usize, BufferTooSmall>> {
+    ) -> Option<Result<Handled<'static>, BufferTooSmall>> {
         self.complete(&call, out, runner).await
     }
 
-    /// Runs `call` through `runner` and finishes its reply in `out`: the reply's length.
+    /// Runs `call` through `runner` and finishes its reply in `out`: the reply's length, or
+    /// that the call became a task.
     async fn complete<R: Runner>(
         &self,
         call: &Call<'_>,
         out: &mut [u8],
         runner: &mut R,
-    ) -> Option<Result<usize, BufferTooSmall>> {
+    ) -> Option<Result<Handled<'static>, BufferTooSmall>> {
         with_retry_prefix!(call);
         let outcome = runner.run(call, out).await?;
-        Some(call.finish_in_place(outcome).len(out))
+        Some(settled(call.finish_in_place(outcome), out))
     }
 }
 
@@ -118,8 +122,21 @@ impl<A: Handler> Server<'_, A> {
         // would stay on the device's stack while the handler runs.
         let sink = notifier.map(|n| -> &mut (dyn Notifier + Send) { n });
         let outcome = run_sync(self.app(), call, out, sink);
-        call.finish_in_place(outcome).len(out).map(Handled::Reply)
+        settled(call.finish_in_place(outcome), out)
     }
+}
+
+/// What a finished call comes to: its response in `out`, or a task.
+#[inline(always)]
+fn settled(
+    finished: super::Finished<'_>,
+    out: &mut [u8],
+) -> Result<Handled<'static>, BufferTooSmall> {
+    #[cfg(feature = "tasks")]
+    if finished.became_task() {
+        return Ok(Handled::BecameTask);
+    }
+    finished.len(out).map(Handled::Reply)
 }
 
 /// Runs the synchronous handler of `app` for `call`, its reply started in `out`. Inlined, so

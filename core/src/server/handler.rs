@@ -55,6 +55,22 @@ pub enum Handled<'a> {
     /// `subscriptions/listen` was admitted: the caller owns the stream (write its
     /// acknowledgement, then events, then the closing response).
     Listen(Subscription<'a>),
+    /// A task request past the extension's gate: the host answers it from its tasks
+    /// (feature `tasks`).
+    #[cfg(feature = "tasks")]
+    Task {
+        /// The request's id.
+        id: Id<'a>,
+        /// What it asks.
+        request: crate::tasks::TaskRequest<'a>,
+    },
+    /// The handler turned the call into a task ([`ToolReply::into_task`]): nothing is
+    /// written; the host creates the task, answers its `CreateTaskResult` and runs the
+    /// request again as the task's work (feature `tasks`).
+    ///
+    /// [`ToolReply::into_task`]: super::ToolReply::into_task
+    #[cfg(feature = "tasks")]
+    BecameTask,
 }
 
 impl<'a> Accepted<'a> {
@@ -66,6 +82,8 @@ impl<'a> Accepted<'a> {
             Accepted::Silent => Err(Handled::Silent),
             Accepted::Cancelled(id) => Err(Handled::Cancelled(id)),
             Accepted::Listen(s) => Err(Handled::Listen(s)),
+            #[cfg(feature = "tasks")]
+            Accepted::Task { id, request } => Err(Handled::Task { id, request }),
         }
     }
 }

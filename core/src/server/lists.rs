@@ -37,7 +37,12 @@ pub(crate) fn len<A: Registry + ?Sized>(app: &A, method: Method) -> usize {
 }
 
 /// Writes the members of a `DiscoverResult` (without the trailer).
-pub(crate) fn discover(w: &mut Writer<'_>, config: &Config<'_>, caps: ServerCapabilities) {
+pub(crate) fn discover(
+    w: &mut Writer<'_>,
+    config: &Config<'_>,
+    caps: ServerCapabilities,
+    tasks: bool,
+) {
     w.raw(b"\"supportedVersions\":");
     w.array(|a| {
         for v in SUPPORTED_VERSIONS {
@@ -45,7 +50,7 @@ pub(crate) fn discover(w: &mut Writer<'_>, config: &Config<'_>, caps: ServerCapa
         }
     });
     w.raw(b",\"capabilities\":");
-    caps.write(w);
+    caps.write(w, tasks);
     if let Some(instructions) = config.instructions {
         w.raw(b",\"instructions\":");
         w.str(instructions);

@@ -68,7 +68,7 @@ mod middleware;
 mod notify;
 mod plans;
 mod registry;
-mod reply;
+pub(crate) mod reply;
 pub(crate) mod span;
 mod subscription;
 mod too_large;
@@ -92,7 +92,9 @@ pub use handler::{Handled, Handler};
 pub use input_required::InputRequired;
 pub use middleware::{Layered, Middleware};
 pub use notify::{Discard, Notifier};
-pub use registry::{Prompt, PromptArgument, Registry, Resource, ResourceTemplate, Tool};
+pub use registry::{
+    Prompt, PromptArgument, Registry, Resource, ResourceTemplate, TaskSupport, Tool,
+};
 pub use reply::{
     CompletionReply, Content, Done, ForCompletion, ForPrompt, ForResource, ForTool, Messages,
     PromptReply, Reply, ResourceReply, Role, ToolReply,

@@ -27,6 +27,31 @@ pub struct Tool<'r> {
     pub icons: Option<&'r str>,
     /// `_meta` (JSON text, an object).
     pub meta: Option<&'r str>,
+    /// Whether a call may run as a task of the Tasks extension (served with feature
+    /// `tasks`; without it no call becomes a task, and a tool that requires one answers
+    /// -32021 to every call).
+    pub task_support: TaskSupport,
+}
+
+/// Whether a tool's calls may run as tasks (`io.modelcontextprotocol/tasks`).
+///
+/// The server decides per call: a tool that supports tasks runs as one only when the request
+/// declares the extension; to any other request it is an ordinary tool ([`Optional`]) or
+/// answers -32021 naming the extension ([`Required`]).
+///
+/// [`Optional`]: TaskSupport::Optional
+/// [`Required`]: TaskSupport::Required
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum TaskSupport {
+    /// Every call answers in its own request (the default).
+    #[default]
+    Forbidden,
+    /// A call may become a task when its request declares the extension.
+    Optional,
+    /// Every call must become a task: a request that does not declare the extension is
+    /// refused before the handler runs.
+    Required,
 }
 
 impl<'r> Tool<'r> {
@@ -41,6 +66,7 @@ impl<'r> Tool<'r> {
             annotations: None,
             icons: None,
             meta: None,
+            task_support: TaskSupport::Forbidden,
         }
     }
 
@@ -48,6 +74,13 @@ impl<'r> Tool<'r> {
     #[must_use]
     pub const fn input_schema(mut self, schema: &'r str) -> Self {
         self.input_schema = schema;
+        self
+    }
+
+    /// With task support (see [`TaskSupport`]).
+    #[must_use]
+    pub const fn task_support(mut self, support: TaskSupport) -> Self {
+        self.task_support = support;
         self
     }
 }

@@ -99,6 +99,9 @@ pub(crate) enum Shape {
     },
     /// A whole response (a JSON-RPC error the handler wrote).
     Whole,
+    /// No response: the call becomes a task ([`Reply::into_task`]).
+    #[cfg(feature = "tasks")]
+    Task,
     /// An `input_required` result, still open.
     InputRequired {
         /// Span of the `inputRequests` object (checked for unique keys when `several`).
@@ -318,6 +321,24 @@ impl<'o, K> Reply<'o, K> {
 }
 
 impl<'o> Reply<'o, ForTool> {
+    /// Turns the call into a task instead of answering it here: nothing is written, and the
+    /// host creates the task, answers its `CreateTaskResult`, and runs the request again as
+    /// the task's work (then [`RequestContext::task_phase`] is
+    /// [`TaskPhase::Running`](crate::tasks::TaskPhase::Running)). The `offer` comes from the
+    /// call's phase, so only a request that declared the extension gets a task. An MRTR flow
+    /// ends in a task this way: its rounds answer in their requests, and the last one, with
+    /// the answers it gathered, becomes the task.
+    ///
+    /// [`RequestContext::task_phase`]: super::RequestContext::task_phase
+    #[cfg(feature = "tasks")]
+    pub fn into_task(self, offer: crate::tasks::TaskOffer) -> Done<'o> {
+        let _ = offer;
+        Done {
+            w: self.w,
+            shape: Shape::Task,
+        }
+    }
+
     /// A result with one text block.
     pub fn text(self, text: &str) -> Done<'o> {
         self.content(|c| {
@@ -584,6 +605,23 @@ impl<'o> Reply<'o, ForCompletion> {
 }
 
 /// Writes a whole error response for `id` (used by the core for its own errors).
+/// Writes the -32021 that names the Tasks extension as what the request must declare: to a
+/// task request, or a call of a tool that runs only as a task.
+pub(crate) fn write_tasks_required(w: &mut Writer<'_>, id: Option<Id<'_>>) {
+    write_error(
+        w,
+        id,
+        ErrorCode::MISSING_CLIENT_CAPABILITY,
+        "Missing required client capability: the request must declare the extension \
+         io.modelcontextprotocol/tasks",
+        Some(&|w: &mut Writer<'_>| {
+            w.raw(b"{\"requiredCapabilities\":");
+            crate::protocol::ClientCapabilities::TASKS.write(w);
+            w.raw(b"}");
+        }),
+    );
+}
+
 pub(crate) fn whole_error(
     w: &mut Writer<'_>,
     id: Option<Id<'_>>,

@@ -319,7 +319,7 @@ mod tests {
         };
         let mut buf = [0u8; 128];
         let mut w = Writer::new(&mut buf);
-        caps.write(&mut w);
+        caps.write(&mut w, false);
         let n = w.finish().unwrap();
         assert_eq!(
             &buf[..n],

@@ -33,15 +33,20 @@
 //! );
 //! ```
 
+mod phase;
 mod request;
 mod status;
 mod wire;
+
+pub use phase::{TaskOffer, TaskPhase};
 
 pub use request::{
     Refusal, TaskMethod, TaskRequest, read_request, write_refusal, write_unknown_task,
 };
 pub use status::Status;
-pub use wire::{Payload, PayloadMismatch, Task, write_created, write_detailed, write_got};
+pub use wire::{
+    Payload, PayloadMismatch, Task, write_acknowledged, write_created, write_detailed, write_got,
+};
 
 /// The extension's identifier, under `capabilities.extensions` on both sides.
 /// A client declares it per request; the core reads that as

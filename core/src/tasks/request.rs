@@ -40,7 +40,7 @@ impl TaskMethod {
 }
 
 /// A task request that passed the gate: what the host looks up and acts on.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TaskRequest<'a> {
     /// What it asks.
     pub method: TaskMethod,
@@ -95,18 +95,7 @@ pub fn read_request<'a>(
 /// Writes the error response to `id` that `refusal` calls for.
 pub fn write_refusal(w: &mut Writer<'_>, id: Option<Id<'_>>, refusal: Refusal) {
     match refusal {
-        Refusal::Undeclared => write_error(
-            w,
-            id,
-            ErrorCode::MISSING_CLIENT_CAPABILITY,
-            "Missing required client capability: the request must declare the extension \
-             io.modelcontextprotocol/tasks",
-            Some(&|w: &mut Writer<'_>| {
-                w.raw(b"{\"requiredCapabilities\":");
-                ClientCapabilities::TASKS.write(w);
-                w.raw(b"}");
-            }),
-        ),
+        Refusal::Undeclared => crate::server::reply::write_tasks_required(w, id),
         Refusal::InvalidParams(message) => {
             write_error(w, id, ErrorCode::INVALID_PARAMS, message, None);
         }

@@ -140,3 +140,10 @@ pub fn write_got(
     w.raw(b"}");
     Ok(())
 }
+
+/// Writes the acknowledgement of `tasks/update` or `tasks/cancel` request `id`: an empty
+/// result with `resultType: "complete"` (the task's state is read with `tasks/get`).
+pub fn write_acknowledged(w: &mut Writer<'_>, id: impl WireId) {
+    emit::result(w, id);
+    w.raw(b"{\"resultType\":\"complete\"}}");
+}

@@ -18,7 +18,8 @@ use snodo_core::legacy::HttpRoute;
 use snodo_core::protocol::http::{HeaderMismatch, reply_status};
 use snodo_core::rpc::{self, ErrorCode, Id, Incoming};
 use snodo_core::server::{
-    Accepted, Call, Done, Error, Notifier, Principal, Registry, Round, Runner, Server, Subscription,
+    Accepted, Call, Done, Error, Handled, Notifier, Principal, Registry, Round, Runner, Server,
+    Subscription,
 };
 use tokio::sync::{broadcast, mpsc, watch};
 use tokio::time::Instant;
@@ -40,6 +41,7 @@ use crate::legacy::backend::ServerBackend;
 use crate::legacy::sessions::Sessions;
 use crate::message::written_within;
 use crate::server_slot::ServerSlot;
+use crate::tasks::TaskHost;
 
 /// Errors a request body may fail with.
 type BoxError = Box<dyn std::error::Error + Send + Sync>;
@@ -65,6 +67,8 @@ struct Inner<A: 'static> {
     events: Option<EventBus>,
     shared: Arc<Shared>,
     metrics: Option<Metrics>,
+    /// The tasks of calls that became tasks.
+    tasks: TaskHost,
     #[cfg(feature = "auth")]
     auth: Option<super::auth::Authorization>,
 }
@@ -78,6 +82,7 @@ impl<A> Clone for Inner<A> {
             events: self.events.clone(),
             shared: Arc::clone(&self.shared),
             metrics: self.metrics.clone(),
+            tasks: self.tasks.clone(),
             #[cfg(feature = "auth")]
             auth: self.auth.clone(),
         }
@@ -140,6 +145,7 @@ impl<A: AsyncHandler + 'static> McpService<A> {
                     sessions,
                 }),
                 metrics: None,
+                tasks: TaskHost::default(),
                 #[cfg(feature = "auth")]
                 auth: None,
             }),
@@ -170,6 +176,17 @@ impl<A: AsyncHandler + 'static> McpService<A> {
     pub fn with_events(self, bus: EventBus) -> Self {
         let mut inner = Arc::unwrap_or_clone(self.inner);
         inner.events = Some(bus);
+        McpService {
+            inner: Arc::new(inner),
+        }
+    }
+
+    /// Keeps the tasks of calls that become tasks in `tasks` (by default a
+    /// [`TaskHost`] over the bounded in-memory store, with default limits).
+    #[must_use]
+    pub fn with_tasks(self, tasks: TaskHost) -> Self {
+        let mut inner = Arc::unwrap_or_clone(self.inner);
+        inner.tasks = tasks;
         McpService {
             inner: Arc::new(inner),
         }
@@ -465,14 +482,36 @@ async fn run<A: AsyncHandler + 'static>(
                 },
             };
             match server.drive_call(call, &mut out, &mut runner).await {
-                Some(Ok(len)) => {
+                Some(Ok(Handled::BecameTask)) => {
+                    let principal = principal.clone();
+                    let started =
+                        inner
+                            .tasks
+                            .start(Arc::clone(&shared_server), body.clone(), principal);
+                    let reply = match started.await {
+                        Ok(created) => Bytes::from(created),
+                        Err(full) => {
+                            tracing::debug!(?full, "a task was not created");
+                            let answer = inner.tasks.in_request(server, &body, round, full);
+                            Bytes::from(answer.await)
+                        }
+                    };
+                    Some(Out::Reply(reply.clone(), status_of(&reply)))
+                }
+                Some(Ok(Handled::Reply(len))) => {
                     let reply = Bytes::copy_from_slice(&out[..len]);
                     Some(Out::Reply(reply.clone(), status_of(&reply)))
                 }
+                Some(Ok(_)) => None,
                 Some(Err(too_small)) => Some(too_large(server, &body, too_small)),
                 // Cancelled: no response.
                 None => None,
             }
+        }
+        Ok(Ok(Accepted::Task { id, request })) => {
+            let answer = inner.tasks.answer(id, request, principal.as_deref()).await;
+            let reply = Bytes::from(answer);
+            Some(Out::Reply(reply.clone(), status_of(&reply)))
         }
         Ok(Ok(Accepted::Listen(subscription))) => {
             let events = inner.events.as_ref().map(EventBus::subscribe);

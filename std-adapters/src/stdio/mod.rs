@@ -76,6 +76,8 @@ use crate::message;
 use legacy::{Legacy, Read};
 
 use crate::in_flight::{InFlight, RequestKey, Stop};
+use crate::tasks::TaskHost;
+use bytes::Bytes;
 pub use config::StdioConfig;
 use lines::{Line, Lines};
 use output::{Closed, Output, OutputNotifier};
@@ -173,6 +175,7 @@ where
         events,
         listeners: Mutex::new(JoinSet::new()),
         closing: watch::Sender::new(false),
+        tasks: TaskHost::default(),
     });
     let mut writer = tokio::spawn({
         let buffer = Arc::clone(&session.output);
@@ -225,6 +228,8 @@ struct Session<A: 'static> {
     listeners: Mutex<JoinSet<()>>,
     /// Set at the end of input: subscription streams close.
     closing: watch::Sender<bool>,
+    /// The tasks of calls that became tasks (the connection's caller is anonymous).
+    tasks: TaskHost,
 }
 
 /// A slot's buffers: the line it serves (its output buffer is borrowed per round).
@@ -520,6 +525,23 @@ impl<A: AsyncHandler + 'static> Session<A> {
                 let stopped = self.in_flight.cancel(&key);
                 tracing::debug!(request = ?key, stopped, "cancellation");
                 Ok(())
+            }
+            Some(Ok(Handled::Task { id, request })) => {
+                let answer = self.tasks.answer(id, request, None).await;
+                self.output.send(&answer).await
+            }
+            Some(Ok(Handled::BecameTask)) => {
+                let server = Arc::clone(&self.server);
+                let started = self.tasks.start(server, Bytes::copy_from_slice(line), None);
+                let answer = match started.await {
+                    Ok(created) => created,
+                    Err(full) => {
+                        let round = Round::anonymous(unix_seconds());
+                        let answer = self.tasks.in_request(&self.server, line, round, full);
+                        answer.await
+                    }
+                };
+                self.output.send(&answer).await
             }
             Some(Ok(Handled::Silent)) | None => Ok(()),
             Some(Err(too_small)) => self.send_too_large(line, too_small).await,

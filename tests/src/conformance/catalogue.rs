@@ -1,7 +1,7 @@
 //! What the fixture serves: every name, schema, URI and payload the runner's 2026-07-28
 //! scenarios look for (see `docs/conformance-notes.md` §3).
 
-use snodo_core::server::{Prompt, PromptArgument, Resource, ResourceTemplate, Tool};
+use snodo_core::server::{Prompt, PromptArgument, Resource, ResourceTemplate, TaskSupport, Tool};
 
 /// A 1×1 red PNG (`image/png`), base64.
 pub const IMAGE_PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
@@ -28,6 +28,15 @@ pub const JSON_SCHEMA_2020_12: &str = concat!(
 /// picks; it has no other required property.
 pub const HEADER_PARAM_SCHEMA: &str = r#"{"type":"object","properties":{"region":{"type":"string","description":"A region, mirrored into the Mcp-Param-Region header","x-mcp-header":"Region"}},"required":["region"]}"#;
 
+/// `greet`'s input schema.
+const GREET_SCHEMA: &str =
+    r#"{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}"#;
+/// `slow_compute`'s input schema.
+const SLOW_COMPUTE_SCHEMA: &str = r#"{"type":"object","properties":{"seconds":{"type":"number","minimum":0},"label":{"type":"string"}}}"#;
+/// `confirm_delete`'s input schema.
+const FILENAME_SCHEMA: &str =
+    r#"{"type":"object","properties":{"filename":{"type":"string"}},"required":["filename"]}"#;
+
 const fn tool(name: &'static str, description: &'static str) -> Tool<'static> {
     Tool::new(name)
         .description(description)
@@ -35,7 +44,7 @@ const fn tool(name: &'static str, description: &'static str) -> Tool<'static> {
 }
 
 /// How many tools are listed before `test_trigger_tool_change` adds `test_dynamic_tool`.
-pub const BASE_TOOL_COUNT: usize = 28;
+pub const BASE_TOOL_COUNT: usize = 35;
 
 /// Every tool, in list order: `test_simple_text` first (`http-header-validation` calls
 /// `tools[0]` with empty arguments), `test_dynamic_tool` last (listed only while toggled on).
@@ -139,6 +148,25 @@ pub const TOOLS: [Tool<'static>; BASE_TOOL_COUNT + 1] = [
         "test_reconnection",
         "Answers after a short pause, for SSE polling and resumption (SEP-1699)",
     ),
+    Tool::new("greet")
+        .description("Greets by name, in the request (sync-only)")
+        .input_schema(GREET_SCHEMA),
+    Tool::new("slow_compute")
+        .description("Sleeps the given seconds, then answers; a task when the client takes tasks")
+        .input_schema(SLOW_COMPUTE_SCHEMA)
+        .task_support(TaskSupport::Optional),
+    tool("failing_job", "Runs only as a task, and ends with a tool error").task_support(TaskSupport::Required),
+    tool("protocol_error_job", "Fails with a JSON-RPC error").task_support(TaskSupport::Optional),
+    Tool::new("confirm_delete")
+        .description("Asks to confirm before deleting a file")
+        .input_schema(FILENAME_SCHEMA)
+        .task_support(TaskSupport::Optional),
+    tool("multi_input", "Asks two questions at once").task_support(TaskSupport::Optional),
+    tool(
+        "test_tool_with_task",
+        "Asks for a name in the request, then becomes a task that greets it",
+    )
+    .task_support(TaskSupport::Required),
     tool(
         "test_dynamic_tool",
         "Listed while test_trigger_tool_change has toggled it on",

@@ -13,6 +13,7 @@
 mod catalogue;
 mod legacy;
 mod mrtr;
+mod tasks;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -138,6 +139,13 @@ impl ConformanceApp {
             "test_elicitation_sep1034_defaults" => legacy::defaults(call, reply),
             "test_elicitation_sep1330_enums" => legacy::enums(call, reply),
             "test_reconnection" => legacy::reconnection(reply).await,
+            "greet" => tasks::greet(call, reply),
+            "slow_compute" => tasks::slow_compute(call, reply).await,
+            "failing_job" => tasks::failing_job(call, reply).await,
+            "protocol_error_job" => tasks::protocol_error_job(call, reply),
+            "confirm_delete" => tasks::confirm_delete(call, reply),
+            "multi_input" => tasks::multi_input(call, reply),
+            "test_tool_with_task" => tasks::with_task(call, reply),
             "test_dynamic_tool" if self.dynamic_tool() => Ok(reply.text("dynamic")),
             _ => Err(Error::invalid_params("Unknown tool")),
         }

@@ -14,7 +14,7 @@ use snodo_core::server::{
 use snodo_core::state::OPEN_SCRATCH_LEN;
 
 /// A form with one required string property `name`.
-const NAME_FORM: &str =
+pub(super) const NAME_FORM: &str =
     r#"{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}"#;
 /// A form with one required boolean property `ok`.
 const CONFIRM_FORM: &str =
@@ -34,7 +34,10 @@ const GREETING_SAMPLING: &str = r#"{"messages":[{"role":"user","content":{"type"
 const SAMPLE_REQUEST_SAMPLING: &str = r#"{"messages":[{"role":"user","content":{"type":"text","text":"Sample request"}}],"maxTokens":50}"#;
 
 /// A form elicitation from constant text (a definition error is the fixture's bug: -32603).
-fn form(message: &'static str, schema: &'static str) -> Result<Elicitation<'static>, Error> {
+pub(super) fn form(
+    message: &'static str,
+    schema: &'static str,
+) -> Result<Elicitation<'static>, Error> {
     Elicitation::form(message, schema)
         .map_err(|_| Error::internal("the fixture built an invalid elicitation"))
 }

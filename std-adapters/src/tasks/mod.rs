@@ -1,0 +1,382 @@
+//! The Tasks extension (`io.modelcontextprotocol/tasks`) on hosts: a [`TaskHost`] creates a
+//! task when a tool's handler turns its call into one
+//! ([`ToolReply::into_task`](snodo_core::server::ToolReply::into_task)), runs the request
+//! again in the background as the task's work, and answers `tasks/get`, `tasks/update` and
+//! `tasks/cancel` from a [`TaskStore`] (by default the bounded [`MemoryTaskStore`]).
+//!
+//! The work is the tool's own MRTR handler: when it answers `input_required`, the task
+//! parks with those input requests (each key made unique over the task's life), and when
+//! `tasks/update` has answered them all, the request runs again with the answers and the
+//! handler's `requestState`, as a client's retry would. So a handler written once serves a
+//! client that waits in its request and one that polls a task.
+
+mod memory;
+mod store;
+mod time;
+mod work;
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use bytes::Bytes;
+use snodo_core::json::{self, Limits, Writer};
+use snodo_core::rpc::{self, Id};
+use snodo_core::server::{Accepted, Call, Handled, Round, Server, TaskSupport};
+use snodo_core::tasks::{self as wire, Payload, Status, Task, TaskMethod, TaskRequest};
+use tokio::sync::Notify;
+
+use crate::handler::{AppRunner, AsyncHandler};
+use crate::message::written;
+
+pub use memory::MemoryTaskStore;
+pub use store::{StoreFull, StoreFuture, Submitted, TaskRecord, TaskStore};
+
+/// The bounds of a [`TaskHost`] (see the limits table of `docs/deploy.md`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TaskLimits {
+    /// Tasks kept at once, finished ones included (default 1 024).
+    pub max_tasks: usize,
+    /// Tasks one principal may hold at once (default 64).
+    pub max_per_principal: usize,
+    /// How long a task stays after its creation, in milliseconds (default 10 minutes).
+    pub ttl_ms: u64,
+    /// The `pollIntervalMs` a client is told (default 500).
+    pub poll_interval_ms: u64,
+    /// Bytes of one `tasks/update`'s `inputResponses` (default 64 KiB).
+    pub max_input_bytes: usize,
+    /// Rounds of input one task may ask for (default 16).
+    pub max_rounds: u32,
+    /// Bytes of a task's result or error, and of one round's reply (default 1 MiB).
+    pub max_result_bytes: usize,
+}
+
+impl Default for TaskLimits {
+    fn default() -> Self {
+        TaskLimits {
+            max_tasks: 1024,
+            max_per_principal: 64,
+            ttl_ms: 600_000,
+            poll_interval_ms: 500,
+            max_input_bytes: 64 * 1024,
+            max_rounds: 16,
+            max_result_bytes: 1024 * 1024,
+        }
+    }
+}
+
+/// Creates, runs and answers tasks for one server (clones share them).
+#[derive(Clone)]
+pub struct TaskHost {
+    inner: Arc<HostInner>,
+}
+
+struct HostInner {
+    store: Arc<dyn TaskStore>,
+    limits: TaskLimits,
+    /// The work of each task running in this process: woken when its input is answered,
+    /// aborted when it is cancelled.
+    running: Mutex<HashMap<String, Running>>,
+}
+
+struct Running {
+    wake: Arc<Notify>,
+    abort: tokio::task::AbortHandle,
+}
+
+impl std::fmt::Debug for TaskHost {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TaskHost")
+            .field("limits", &self.inner.limits)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Default for TaskHost {
+    fn default() -> Self {
+        let limits = TaskLimits::default();
+        let store = MemoryTaskStore::new(limits.max_tasks, limits.max_per_principal);
+        TaskHost::new(Arc::new(store), limits)
+    }
+}
+
+/// Why a call that became a task could not be created as one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum NotCreated {
+    /// The store holds as many as it may.
+    Full(StoreFull),
+    /// The OS random source failed: no unguessable id can be made.
+    NoRandom,
+    /// The bytes given hold no request (a host's mistake).
+    NotARequest,
+}
+
+impl TaskHost {
+    /// Tasks kept in `store`, within `limits`.
+    pub fn new(store: Arc<dyn TaskStore>, limits: TaskLimits) -> Self {
+        TaskHost {
+            inner: Arc::new(HostInner {
+                store,
+                limits,
+                running: Mutex::new(HashMap::new()),
+            }),
+        }
+    }
+
+    /// Its bounds.
+    pub fn limits(&self) -> &TaskLimits {
+        &self.inner.limits
+    }
+
+    fn running(&self) -> std::sync::MutexGuard<'_, HashMap<String, Running>> {
+        self.inner
+            .running
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Creates the task for `request` (whose handler turned it into one) and starts its
+    /// work on `server`; the `CreateTaskResult` to answer, written once the task is stored.
+    pub(crate) async fn start<A: AsyncHandler + 'static>(
+        &self,
+        server: Arc<Server<'static, A>>,
+        request: Bytes,
+        principal: Option<String>,
+    ) -> Result<Vec<u8>, NotCreated> {
+        let limits = self.inner.limits;
+        let id = match rpc::parse(&request, &server.config().limits) {
+            Ok(rpc::Incoming::Request(r)) => r.id,
+            _ => return Err(NotCreated::NotARequest),
+        };
+        let now = time::now_ms();
+        let record = TaskRecord {
+            task_id: new_task_id().ok_or(NotCreated::NoRandom)?,
+            principal: principal.clone(),
+            status: Status::Working,
+            status_message: None,
+            created_at_ms: now,
+            updated_at_ms: now,
+            ttl_ms: limits.ttl_ms,
+            poll_interval_ms: limits.poll_interval_ms,
+            payload: None,
+            pending: Vec::new(),
+            answers: Vec::new(),
+            version: 0,
+        };
+        self.inner
+            .store
+            .create(record.clone())
+            .await
+            .map_err(NotCreated::Full)?;
+        let created = written(|w| {
+            let timestamps = Timestamps::of(&record);
+            wire::write_created(w, id, &timestamps.task(&record));
+        });
+        let wake = Arc::new(Notify::new());
+        let work = work::Work {
+            host: self.clone(),
+            server,
+            task_id: record.task_id.clone(),
+            principal,
+            wake: Arc::clone(&wake),
+        };
+        // Registered before it can finish: its end removes it.
+        let mut running = self.running();
+        let handle = tokio::spawn(work.run(request));
+        running.insert(
+            record.task_id,
+            Running {
+                wake,
+                abort: handle.abort_handle(),
+            },
+        );
+        Ok(created)
+    }
+
+    /// Answers a task request of `principal` (past the extension's gate).
+    pub(crate) async fn answer(
+        &self,
+        id: Id<'_>,
+        request: TaskRequest<'_>,
+        principal: Option<&str>,
+    ) -> Vec<u8> {
+        let store = &*self.inner.store;
+        let now = time::now_ms();
+        let Ok(task_id) = std::str::from_utf8(request.task_id.raw()) else {
+            return written(|w| wire::write_unknown_task(w, Some(id)));
+        };
+        // A task id is hex: one that needs unescaping names no task.
+        let known = match request.method {
+            TaskMethod::Get => {
+                return match store.get(task_id, principal, now).await {
+                    Some(task) => got(id, &task),
+                    None => written(|w| wire::write_unknown_task(w, Some(id))),
+                };
+            }
+            TaskMethod::Update => {
+                let responses = request.input_responses.map(|r| {
+                    r.iter()
+                        .map(|(key, value)| {
+                            let key = String::from_utf8_lossy(key.raw()).into_owned();
+                            (key, String::from_utf8_lossy(value.raw()).into_owned())
+                        })
+                        .collect::<Vec<_>>()
+                });
+                let responses = responses.unwrap_or_default();
+                let bytes: usize = responses.iter().map(|(k, v)| k.len() + v.len()).sum();
+                if bytes > self.inner.limits.max_input_bytes {
+                    return written(|w| {
+                        let code = rpc::ErrorCode::INVALID_PARAMS;
+                        rpc::write_error(w, Some(id), code, "inputResponses too large", None);
+                    });
+                }
+                match store.submit(task_id, principal, responses, now).await {
+                    Some(Submitted::Ready) => {
+                        if let Some(running) = self.running().get(task_id) {
+                            running.wake.notify_one();
+                        }
+                        true
+                    }
+                    Some(Submitted::Kept) => true,
+                    None => false,
+                }
+            }
+            TaskMethod::Cancel => match store.cancel(task_id, principal, now).await {
+                Some(_) => {
+                    if let Some(running) = self.running().remove(task_id) {
+                        running.abort.abort();
+                    }
+                    true
+                }
+                None => false,
+            },
+        };
+        if known {
+            written(|w| wire::write_acknowledged(w, id))
+        } else {
+            written(|w| wire::write_unknown_task(w, Some(id)))
+        }
+    }
+
+    /// The answer, in its own request, to the call in `body` whose task was not created: an
+    /// optional task tool runs there (its task offer withdrawn), a required one is refused.
+    pub(crate) async fn in_request<A: AsyncHandler>(
+        &self,
+        server: &Server<'_, A>,
+        body: &[u8],
+        round: Round<'_>,
+        full: NotCreated,
+    ) -> Vec<u8> {
+        let refuse = |id: Option<Id<'_>>| {
+            let why = match full {
+                NotCreated::Full(StoreFull::Principal) => "This caller holds too many tasks",
+                NotCreated::Full(StoreFull::Server) => "The server holds too many tasks",
+                NotCreated::NoRandom | NotCreated::NotARequest => "The server cannot create tasks",
+            };
+            written(|w| rpc::write_error(w, id, rpc::ErrorCode::INTERNAL_ERROR, why, None))
+        };
+        let mut out = vec![0; self.inner.limits.max_result_bytes];
+        match server.accept(body, round, &mut out) {
+            Ok(Accepted::Call(mut call)) if !requires_task(&call) => {
+                call.decline_task();
+                let mut runner = AppRunner {
+                    app: server.app(),
+                    notifier: None,
+                };
+                match server.drive_call(call, &mut out, &mut runner).await {
+                    Some(Ok(Handled::Reply(len))) => {
+                        out.truncate(len);
+                        out
+                    }
+                    _ => written(|w| server.write_too_large(body, "The reply does not fit", w)),
+                }
+            }
+            Ok(Accepted::Call(call)) => refuse(Some(call.context().id())),
+            _ => refuse(None),
+        }
+    }
+
+    /// Forgets the work of `task_id` (it ended).
+    fn ended(&self, task_id: &str) {
+        self.running().remove(task_id);
+    }
+}
+
+/// Whether `call` is of a tool that runs only as a task.
+pub(crate) fn requires_task(call: &Call<'_>) -> bool {
+    matches!(call, Call::Tool(c) if c.tool().task_support == TaskSupport::Required)
+}
+
+/// A task's timestamps, formatted.
+struct Timestamps {
+    created: String,
+    updated: String,
+}
+
+impl Timestamps {
+    fn of(record: &TaskRecord) -> Self {
+        Timestamps {
+            created: time::iso8601(record.created_at_ms),
+            updated: time::iso8601(record.updated_at_ms),
+        }
+    }
+
+    fn task<'a>(&'a self, record: &'a TaskRecord) -> Task<'a> {
+        Task {
+            task_id: &record.task_id,
+            status: record.status,
+            status_message: record.status_message.as_deref(),
+            created_at: &self.created,
+            last_updated_at: &self.updated,
+            ttl_ms: Some(record.ttl_ms),
+            poll_interval_ms: Some(record.poll_interval_ms),
+        }
+    }
+}
+
+/// The `tasks/get` response for `record`.
+fn got(id: Id<'_>, record: &TaskRecord) -> Vec<u8> {
+    let timestamps = Timestamps::of(record);
+    let task = timestamps.task(record);
+    // Payloads were written by this host as JSON; one that does not read (a foreign store's
+    // corruption) is answered as the task without it, where its status allows.
+    let limits = Limits::default();
+    let pending = (record.status == Status::InputRequired)
+        .then(|| {
+            record
+                .payload
+                .as_deref()
+                .map(|p| still_pending(p, &record.pending))
+        })
+        .flatten();
+    let text = pending.as_deref().or(record.payload.as_deref());
+    let value = text.and_then(|p| json::parse(p.as_bytes(), &limits).ok());
+    let payload = match (record.status, value) {
+        (Status::InputRequired, Some(v)) => Payload::InputRequests(v),
+        (Status::Completed, Some(v)) => Payload::Result(v),
+        (Status::Failed, Some(v)) => Payload::Error(v),
+        _ => Payload::None,
+    };
+    written(|w: &mut Writer<'_>| {
+        if wire::write_got(w, id, &task, payload).is_err() {
+            wire::write_unknown_task(w, Some(id));
+        }
+    })
+}
+
+/// Of the input requests `requests` (a JSON object), those whose keys are `pending`: an
+/// answered request is gone from the next `tasks/get`.
+fn still_pending(requests: &str, pending: &[String]) -> String {
+    let Ok(serde_json::Value::Object(mut requests)) = serde_json::from_str(requests) else {
+        return requests.to_owned();
+    };
+    requests.retain(|key, _| pending.contains(key));
+    serde_json::Value::Object(requests).to_string()
+}
+
+/// A new task id: 128 bits from the OS random source, as 32 hex digits (`None` when the
+/// source fails: no id would be unguessable).
+fn new_task_id() -> Option<String> {
+    let mut bytes = [0u8; 16];
+    getrandom::fill(&mut bytes).ok()?;
+    Some(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}

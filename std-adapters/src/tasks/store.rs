@@ -1,0 +1,137 @@
+//! Where tasks are kept: the [`TaskStore`] trait, shaped for a database as much as for
+//! memory (every operation is one atomic step on one task, and returns a future).
+
+use std::future::Future;
+use std::pin::Pin;
+
+use snodo_core::tasks::Status;
+
+/// What a store operation returns: a future that may borrow its arguments.
+pub type StoreFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// A task as a store keeps it. Payloads are JSON text: the store never reads them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TaskRecord {
+    /// The unguessable id (128 bits from the OS random source, hex).
+    pub task_id: String,
+    /// Whose task it is (`None`: anonymous callers). Every request is checked against it.
+    pub principal: Option<String>,
+    /// Where the task is.
+    pub status: Status,
+    /// What the status means right now.
+    pub status_message: Option<String>,
+    /// Unix milliseconds at creation.
+    pub created_at_ms: u64,
+    /// Unix milliseconds at the last change.
+    pub updated_at_ms: u64,
+    /// How long after creation the task may be discarded.
+    pub ttl_ms: u64,
+    /// How often a client should poll.
+    pub poll_interval_ms: u64,
+    /// The status's payload: the `inputRequests` object while `input_required`, the result
+    /// when `completed`, the JSON-RPC error object when `failed`.
+    pub payload: Option<String>,
+    /// The keys of `inputRequests` still unanswered.
+    pub pending: Vec<String>,
+    /// The responses given so far to the current input requests, by key (JSON text).
+    pub answers: Vec<(String, String)>,
+    /// Bumped by every change: a database store compares and sets on it.
+    pub version: u64,
+}
+
+impl TaskRecord {
+    /// Whether the task may be discarded at `now_ms`.
+    pub fn expired(&self, now_ms: u64) -> bool {
+        now_ms >= self.created_at_ms.saturating_add(self.ttl_ms)
+    }
+
+    /// Whether `principal` may see it.
+    pub fn belongs_to(&self, principal: Option<&str>) -> bool {
+        self.principal.as_deref() == principal
+    }
+}
+
+/// Why a task was not created.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StoreFull {
+    /// The server holds as many tasks as it may.
+    Server,
+    /// The caller holds as many tasks as one principal may.
+    Principal,
+}
+
+/// What `tasks/update` came to for a task that exists.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Submitted {
+    /// Every pending request is answered now: the work may resume.
+    Ready,
+    /// Answers were kept (or ignored: unknown, answered or superseded keys), and some
+    /// requests are still pending, or the task is not waiting for input.
+    Kept,
+}
+
+/// Keeps tasks. Each method is one atomic step on one task, committed before its future
+/// resolves: a created task resolves for `get` at once, answers are kept before the
+/// update is acknowledged. Lookups take the caller's principal and answer `None` for a task
+/// that does not exist, expired, or is another principal's, alike.
+pub trait TaskStore: Send + Sync + 'static {
+    /// Stores a new task (`working`), or says why it cannot.
+    fn create(&self, task: TaskRecord) -> StoreFuture<'_, Result<(), StoreFull>>;
+
+    /// The task, for `principal`.
+    fn get<'a>(
+        &'a self,
+        task_id: &'a str,
+        principal: Option<&'a str>,
+        now_ms: u64,
+    ) -> StoreFuture<'a, Option<TaskRecord>>;
+
+    /// Keeps the responses to pending input requests (others are ignored).
+    fn submit<'a>(
+        &'a self,
+        task_id: &'a str,
+        principal: Option<&'a str>,
+        responses: Vec<(String, String)>,
+        now_ms: u64,
+    ) -> StoreFuture<'a, Option<Submitted>>;
+
+    /// Records a cancellation request: a task not yet finished becomes `cancelled`. The
+    /// status after it.
+    fn cancel<'a>(
+        &'a self,
+        task_id: &'a str,
+        principal: Option<&'a str>,
+        now_ms: u64,
+    ) -> StoreFuture<'a, Option<Status>>;
+
+    /// Parks a working task on input requests (`inputRequests` as JSON text, its keys).
+    /// `false` when the task is no longer working (cancelled meanwhile).
+    fn park<'a>(
+        &'a self,
+        task_id: &'a str,
+        input_requests: String,
+        keys: Vec<String>,
+        now_ms: u64,
+    ) -> StoreFuture<'a, bool>;
+
+    /// When every pending request of a parked task is answered: the answers, and the task
+    /// `working` again. `None` while any is pending, or when the task is not parked.
+    fn resume<'a>(
+        &'a self,
+        task_id: &'a str,
+        now_ms: u64,
+    ) -> StoreFuture<'a, Option<Vec<(String, String)>>>;
+
+    /// Finishes a task (`completed` with its result, `failed` with its error). `false` when
+    /// it had finished already (a cancellation won the race).
+    fn finish<'a>(
+        &'a self,
+        task_id: &'a str,
+        status: Status,
+        payload: String,
+        now_ms: u64,
+    ) -> StoreFuture<'a, bool>;
+
+    /// Forgets expired tasks; how many.
+    fn sweep(&self, now_ms: u64) -> StoreFuture<'_, usize>;
+}

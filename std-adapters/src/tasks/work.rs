@@ -1,0 +1,185 @@
+//! A task's work: the request run again, in the background, as the task (its handler sees
+//! [`TaskPhase::Running`](snodo_core::tasks::TaskPhase::Running)), round after round until
+//! it completes or fails.
+
+use std::sync::Arc;
+
+use bytes::Bytes;
+use serde_json::{Map, Value};
+use snodo_core::server::{Accepted, Handled, Principal, Round, Server};
+use snodo_core::tasks::Status;
+use tokio::sync::Notify;
+
+use super::{TaskHost, time};
+use crate::clock::unix_seconds;
+use crate::handler::{AppRunner, AsyncHandler};
+
+/// The work of one task.
+pub(super) struct Work<A: 'static> {
+    pub(super) host: TaskHost,
+    pub(super) server: Arc<Server<'static, A>>,
+    pub(super) task_id: String,
+    pub(super) principal: Option<String>,
+    /// Notified when every pending input request is answered.
+    pub(super) wake: Arc<Notify>,
+}
+
+/// What one round of the work came to.
+enum Came {
+    /// The task's final status and payload (JSON text).
+    Finished(Status, String),
+    /// `input_required`: its `inputRequests` (or none) and `requestState`.
+    Input(Option<Map<String, Value>>, Option<Value>),
+}
+
+impl<A: AsyncHandler + 'static> Work<A> {
+    /// Runs the rounds to the end and records it (a cancellation ends the work by abort).
+    pub(super) async fn run(self, request: Bytes) {
+        let outcome = self.rounds(request).await;
+        let (status, payload) = outcome;
+        let store = &*self.host.inner.store;
+        let finished = store
+            .finish(&self.task_id, status, payload, time::now_ms())
+            .await;
+        tracing::debug!(task = %self.task_id, ?status, finished, "task ended");
+        self.host.ended(&self.task_id);
+    }
+
+    async fn rounds(&self, first: Bytes) -> (Status, String) {
+        let limits = self.host.inner.limits;
+        let mut request: Value = match serde_json::from_slice(&first) {
+            Ok(request) => request,
+            Err(_) => return failed("the task's request is not JSON"),
+        };
+        let mut body = first.to_vec();
+        for round in 1..=limits.max_rounds {
+            let reply = self.round(&body).await;
+            let came = match read_reply(&reply) {
+                Ok(came) => came,
+                Err(why) => return failed(why),
+            };
+            let (requests, state) = match came {
+                Came::Finished(status, payload) => return (status, payload),
+                Came::Input(requests, state) => (requests, state),
+            };
+            let answers = match requests {
+                Some(requests) if !requests.is_empty() => match self.ask(round, requests).await {
+                    Some(answers) => answers,
+                    None => return failed("the task stopped waiting for input"),
+                },
+                // Only a state to carry: the next round runs at once.
+                _ => Map::new(),
+            };
+            let Some(params) = request.get_mut("params").and_then(Value::as_object_mut) else {
+                return failed("the task's request has no params");
+            };
+            params.insert("inputResponses".into(), Value::Object(answers));
+            match state {
+                Some(state) => params.insert("requestState".into(), state),
+                None => params.remove("requestState"),
+            };
+            body = match serde_json::to_vec(&request) {
+                Ok(body) => body,
+                Err(_) => return failed("the task's request could not be written"),
+            };
+        }
+        failed("the task asked for input too many times")
+    }
+
+    /// Parks the task on `requests` (keyed `r{round}.{key}`, unique over the task's life),
+    /// waits until all are answered, and gives the answers back under the handler's keys.
+    async fn ask(&self, round: u32, requests: Map<String, Value>) -> Option<Map<String, Value>> {
+        let store = &*self.host.inner.store;
+        let prefix = format!("r{round}.");
+        let wire: Map<String, Value> = requests
+            .into_iter()
+            .map(|(key, request)| (format!("{prefix}{key}"), request))
+            .collect();
+        let keys = wire.keys().cloned().collect();
+        let text = Value::Object(wire).to_string();
+        if !store.park(&self.task_id, text, keys, time::now_ms()).await {
+            return None;
+        }
+        loop {
+            // Registered before the check, so an answer between the two is not missed.
+            let woken = self.wake.notified();
+            if let Some(answers) = store.resume(&self.task_id, time::now_ms()).await {
+                let mut responses = Map::new();
+                for (key, response) in answers {
+                    let Some(key) = key.strip_prefix(&prefix) else {
+                        continue;
+                    };
+                    let value = serde_json::from_str(&response).unwrap_or(Value::Null);
+                    responses.insert(key.to_owned(), value);
+                }
+                return Some(responses);
+            }
+            let task = store.get(&self.task_id, self.principal.as_deref(), time::now_ms());
+            if task.await.is_none_or(|t| t.status != Status::InputRequired) {
+                return None;
+            }
+            woken.await;
+        }
+    }
+
+    /// One round of the request `body`, run as the task's work: the reply's bytes.
+    async fn round(&self, body: &[u8]) -> Vec<u8> {
+        let server = &*self.server;
+        let mut out = vec![0; self.host.inner.limits.max_result_bytes];
+        let round = Round {
+            now: unix_seconds(),
+            principal: self
+                .principal
+                .as_deref()
+                .map_or(Principal::Anonymous, Principal::Id),
+        };
+        let len = match server.accept(body, round, &mut out) {
+            Ok(Accepted::Call(mut call)) => {
+                call.enter_task();
+                let mut runner = AppRunner {
+                    app: server.app(),
+                    notifier: None,
+                };
+                match server.drive_call(call, &mut out, &mut runner).await {
+                    Some(Ok(Handled::Reply(len))) => len,
+                    _ => 0,
+                }
+            }
+            Ok(Accepted::Replied(len)) => len,
+            _ => 0,
+        };
+        out.truncate(len);
+        out
+    }
+}
+
+/// What a round's reply says: finished (a result, a JSON-RPC error) or asking for input.
+fn read_reply(reply: &[u8]) -> Result<Came, &'static str> {
+    if reply.is_empty() {
+        return Err("the task's work gave no reply (it does not fit, or it became a task again)");
+    }
+    let mut reply: Value = serde_json::from_slice(reply).map_err(|_| "the reply is not JSON")?;
+    if let Some(error) = reply.get("error") {
+        return Ok(Came::Finished(Status::Failed, error.to_string()));
+    }
+    let Some(result) = reply.get_mut("result").and_then(Value::as_object_mut) else {
+        return Err("the reply has neither result nor error");
+    };
+    if result.get("resultType").and_then(Value::as_str) == Some("input_required") {
+        let requests = match result.remove("inputRequests") {
+            Some(Value::Object(requests)) => Some(requests),
+            _ => None,
+        };
+        return Ok(Came::Input(requests, result.remove("requestState")));
+    }
+    Ok(Came::Finished(
+        Status::Completed,
+        Value::Object(std::mem::take(result)).to_string(),
+    ))
+}
+
+/// A `failed` outcome with a -32603 error saying `why`.
+fn failed(why: &str) -> (Status, String) {
+    let error = serde_json::json!({"code": -32603, "message": why});
+    (Status::Failed, error.to_string())
+}
