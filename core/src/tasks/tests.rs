@@ -175,3 +175,152 @@ fn only_the_three_methods_are_task_methods() {
         assert_eq!(TaskMethod::of(name.as_str().unwrap()), method, "{text}");
     }
 }
+
+/// Routing: which calls are offered a task, and what the extension's methods get.
+mod routing {
+    use std::format;
+    use std::string::String;
+
+    use crate::server::{
+        Accepted, Config, Done, Error, Handled, Handler, Registry, Round, Server, TaskSupport,
+        Tool, ToolCall, ToolReply,
+    };
+    use crate::tasks::TaskPhase;
+
+    const TOOLS: &[Tool<'static>] = &[
+        Tool::new("plain"),
+        Tool::new("optional").task_support(TaskSupport::Optional),
+        Tool::new("required").task_support(TaskSupport::Required),
+    ];
+
+    /// Becomes a task whenever it is offered one; otherwise says where it ran.
+    struct App(&'static [Tool<'static>]);
+
+    impl Registry for App {
+        fn tools(&self) -> &[Tool<'_>] {
+            self.0
+        }
+    }
+
+    impl Handler for App {
+        fn call_tool<'o>(
+            &self,
+            call: &ToolCall<'_>,
+            reply: ToolReply<'o>,
+        ) -> Result<Done<'o>, Error> {
+            Ok(match call.task_phase() {
+                TaskPhase::Offered(offer) => reply.into_task(offer),
+                TaskPhase::Running => reply.text("as the task"),
+                TaskPhase::Unavailable => reply.text("in the request"),
+            })
+        }
+    }
+
+    const DECLARED: &str = r#"{"extensions":{"io.modelcontextprotocol/tasks":{}}}"#;
+
+    fn request(method: &str, params: &str, capabilities: &str) -> String {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"{method}","params":{{"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{capabilities}}}{params}}}}}"#
+        )
+    }
+
+    fn call(name: &str, capabilities: &str) -> String {
+        request("tools/call", &format!(r#","name":"{name}""#), capabilities)
+    }
+
+    /// What one synchronous round answers: the reply's text, or what became of the call.
+    fn round(tools: &'static [Tool<'static>], input: &str) -> Result<String, String> {
+        let server = Server::new(Config::new("s", "1"), App(tools)).expect("valid");
+        let mut out = [0u8; 2048];
+        match server.handle(input.as_bytes(), Round::anonymous(1), &mut out, None) {
+            Ok(Handled::Reply(n)) => Ok(String::from_utf8(out[..n].to_vec()).unwrap()),
+            other => Err(format!("{other:?}")),
+        }
+    }
+
+    #[test]
+    fn only_a_request_that_declares_the_extension_is_offered_a_task() {
+        assert_eq!(
+            round(TOOLS, &call("optional", DECLARED)),
+            Err("Ok(BecameTask)".into())
+        );
+        assert_eq!(
+            round(TOOLS, &call("required", DECLARED)),
+            Err("Ok(BecameTask)".into())
+        );
+        let undeclared = round(TOOLS, &call("optional", "{}")).unwrap();
+        assert!(undeclared.contains("in the request"), "{undeclared}");
+        let plain = round(TOOLS, &call("plain", DECLARED)).unwrap();
+        assert!(plain.contains("in the request"), "{plain}");
+    }
+
+    #[test]
+    fn a_tool_that_requires_a_task_refuses_an_undeclared_request_before_it_runs() {
+        let refused: serde_json::Value =
+            serde_json::from_str(&round(TOOLS, &call("required", "{}")).unwrap()).unwrap();
+        assert_eq!(refused["error"]["code"], -32021);
+        assert_eq!(
+            refused["error"]["data"]["requiredCapabilities"]["extensions"]["io.modelcontextprotocol/tasks"],
+            serde_json::json!({})
+        );
+    }
+
+    #[test]
+    fn a_call_entered_as_a_task_runs_as_one_and_others_cannot_enter() {
+        let server = Server::new(Config::new("s", "1"), App(TOOLS)).expect("valid");
+        let mut out = [0u8; 2048];
+        for (input, enters) in [
+            (call("optional", DECLARED), true),
+            (call("optional", "{}"), false),
+            (call("plain", DECLARED), false),
+        ] {
+            let Ok(Accepted::Call(mut accepted)) =
+                server.accept(input.as_bytes(), Round::anonymous(1), &mut out)
+            else {
+                panic!("a call");
+            };
+            assert_eq!(accepted.enter_task(), enters, "{input}");
+            assert_eq!(
+                accepted.context().task_phase() == TaskPhase::Running,
+                enters
+            );
+        }
+    }
+
+    #[test]
+    fn task_methods_are_served_only_beside_task_tools_and_only_to_declaring_requests() {
+        let get = |caps| request("tasks/get", r#","taskId":"abc""#, caps);
+        let server = Server::new(Config::new("s", "1"), App(TOOLS)).expect("valid");
+        let mut out = [0u8; 2048];
+        let declared = get(DECLARED);
+        match server.accept(declared.as_bytes(), Round::anonymous(1), &mut out) {
+            Ok(Accepted::Task { request, .. }) => assert!(request.task_id.eq_str("abc")),
+            other => panic!("{other:?}"),
+        }
+        let undeclared = round(TOOLS, &get("{}")).unwrap();
+        assert!(undeclared.contains("-32021"), "{undeclared}");
+        // Without a task tool the methods do not exist, and neither do the removed ones.
+        const PLAIN: &[Tool<'static>] = &[Tool::new("plain")];
+        assert!(round(PLAIN, &get(DECLARED)).unwrap().contains("-32601"));
+        for removed in ["tasks/result", "tasks/list"] {
+            let answer = round(TOOLS, &request(removed, r#","taskId":"abc""#, DECLARED)).unwrap();
+            assert!(answer.contains("-32601"), "{removed}: {answer}");
+        }
+    }
+
+    #[test]
+    fn discovery_advertises_the_extension_only_beside_task_tools() {
+        let discover = request("server/discover", "", "{}");
+        let extensions = |tools| {
+            let reply: serde_json::Value =
+                serde_json::from_str(&round(tools, &discover).unwrap()).unwrap();
+            reply["result"]["capabilities"].get("extensions").cloned()
+        };
+        assert_eq!(
+            extensions(TOOLS),
+            Some(serde_json::json!({"io.modelcontextprotocol/tasks": {}}))
+        );
+        const PLAIN: &[Tool<'static>] = &[Tool::new("plain")];
+        assert_eq!(extensions(PLAIN), None);
+    }
+}

@@ -218,6 +218,7 @@ pub fn post(addr: SocketAddr, body: &Value) -> Request<Full<Bytes>> {
     let name = match method {
         "tools/call" | "prompts/get" => params["name"].as_str(),
         "resources/read" => params["uri"].as_str(),
+        "tasks/get" | "tasks/update" | "tasks/cancel" => params["taskId"].as_str(),
         _ => None,
     };
     if let Some(name) = name {

@@ -1,0 +1,352 @@
+//! Tasks (`io.modelcontextprotocol/tasks`) over Streamable HTTP, as a hostile or careless
+//! client meets them: tasks kept per principal, ids that reveal nothing, input parked and
+//! answered, cancellation that stops the work, and every bound holding under a flood.
+
+mod http_client;
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use http_client::{PATIENCE, first_text, message, post, send, serve_service, with};
+use serde_json::{Value, json};
+use snodo_core::mrtr::{Elicitation, Response};
+use snodo_core::server::{
+    Config, Done, Error, Registry, Server, TaskSupport, Tool, ToolCall, ToolReply,
+};
+use snodo_core::tasks::TaskPhase;
+use snodo_std::AsyncHandler;
+use snodo_std::http::{HttpConfig, McpService};
+use snodo_std::tasks::{MemoryTaskStore, TaskHost, TaskLimits};
+use tokio::sync::Notify;
+
+/// What the tests control in the tools.
+#[derive(Clone, Default)]
+struct Probes {
+    /// `job`, running as a task, finishes when this is notified.
+    gate: Arc<Notify>,
+    /// `job`'s task work signals here when its future is dropped before finishing.
+    dropped: Arc<Notify>,
+}
+
+struct App {
+    probes: Probes,
+}
+
+const CONFIRM: &str =
+    r#"{"type":"object","properties":{"ok":{"type":"boolean"}},"required":["ok"]}"#;
+
+const TOOLS: &[Tool<'static>] = &[
+    Tool::new("job").task_support(TaskSupport::Optional),
+    Tool::new("ask").task_support(TaskSupport::Optional),
+    Tool::new("must").task_support(TaskSupport::Required),
+];
+
+impl Registry for App {
+    fn tools(&self) -> &[Tool<'_>] {
+        TOOLS
+    }
+}
+
+/// Notifies when dropped unfinished.
+struct OnDrop(Option<Arc<Notify>>);
+
+impl Drop for OnDrop {
+    fn drop(&mut self) {
+        if let Some(notify) = self.0.take() {
+            notify.notify_one();
+        }
+    }
+}
+
+impl AsyncHandler for App {
+    async fn call_tool<'o>(
+        &self,
+        call: &ToolCall<'_>,
+        reply: ToolReply<'o>,
+    ) -> Result<Done<'o>, Error> {
+        if let Some(offer) = call.task_phase().offer() {
+            return Ok(reply.into_task(offer));
+        }
+        let in_task = call.task_phase() == TaskPhase::Running;
+        match call.name() {
+            "job" | "must" if in_task => {
+                let mut guard = OnDrop(Some(Arc::clone(&self.probes.dropped)));
+                self.probes.gate.notified().await;
+                guard.0 = None;
+                Ok(reply.text("done as a task"))
+            }
+            "job" => Ok(reply.text("done in the request")),
+            "ask" => {
+                let ask = Elicitation::form("Go ahead?", CONFIRM)
+                    .map_err(|_| Error::internal("bad form"))?;
+                Ok(match call.response("go", &ask)? {
+                    Response::Answered(a) => {
+                        let ok = a.get("ok").and_then(|v| v.as_bool()) == Some(true);
+                        reply.text(if ok { "went ahead" } else { "stopped" })
+                    }
+                    Response::Missing => reply.input_required().request("go", ask).done(),
+                })
+            }
+            _ => Err(Error::invalid_params("Unknown tool")),
+        }
+    }
+}
+
+/// The `_meta` of a request that declares the extension.
+fn declaring() -> Value {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {
+            "elicitation": {"form": {}},
+            "extensions": {"io.modelcontextprotocol/tasks": {}}
+        }
+    })
+}
+
+struct Endpoint {
+    addr: SocketAddr,
+    probes: Probes,
+    store: Arc<MemoryTaskStore>,
+}
+
+/// Serves [`App`] with tasks in a store bounded by `limits`, the caller named by `x-user`.
+async fn endpoint(limits: TaskLimits) -> Endpoint {
+    let probes = Probes::default();
+    let app = App {
+        probes: probes.clone(),
+    };
+    let server = Server::new(Config::new("tasks", "1"), app).expect("valid definitions");
+    let store = Arc::new(MemoryTaskStore::new(
+        limits.max_tasks,
+        limits.max_per_principal,
+    ));
+    let config = HttpConfig::new().with_addr(SocketAddr::from(([127, 0, 0, 1], 0)));
+    let service = McpService::new(Arc::new(server), config)
+        .with_tasks(TaskHost::new(store.clone(), limits))
+        .with_principal(|parts| {
+            let user = parts.headers.get("x-user")?;
+            user.to_str().ok().map(str::to_owned)
+        });
+    let running = serve_service(service).await;
+    Endpoint {
+        addr: running.addr,
+        probes,
+        store,
+    }
+}
+
+impl Endpoint {
+    /// Sends `method` with `params` (and the declaring `_meta`) as `user`: the response.
+    async fn send(&self, user: &str, method: &str, mut params: Value) -> Value {
+        params["_meta"] = declaring();
+        let body = message(json!(1), method, params);
+        let request = with(post(self.addr, &body), "x-user", user.as_bytes());
+        send(self.addr, request).await.json()
+    }
+
+    async fn call(&self, user: &str, tool: &str) -> Value {
+        self.send(user, "tools/call", json!({"name": tool})).await
+    }
+
+    async fn get(&self, user: &str, task_id: &str) -> Value {
+        self.send(user, "tasks/get", json!({"taskId": task_id}))
+            .await
+    }
+
+    /// Polls `task_id` until its status is `status` (within [`PATIENCE`]).
+    async fn until(&self, user: &str, task_id: &str, status: &str) -> Value {
+        let polled = async {
+            loop {
+                let got = self.get(user, task_id).await;
+                if got["result"]["status"] == status {
+                    return got;
+                }
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+        };
+        tokio::time::timeout(PATIENCE, polled)
+            .await
+            .unwrap_or_else(|_| panic!("task {task_id} never became {status}"))
+    }
+}
+
+/// The id of the task a response created.
+fn created(response: &Value) -> String {
+    assert_eq!(response["result"]["resultType"], "task", "{response}");
+    response["result"]["taskId"]
+        .as_str()
+        .expect("a taskId")
+        .to_owned()
+}
+
+fn is_unknown_task(response: &Value) {
+    assert_eq!(response["error"]["code"], -32602, "{response}");
+    assert_eq!(response["error"]["message"], "Unknown task", "{response}");
+}
+
+#[tokio::test]
+async fn a_task_is_seen_only_by_its_principal_and_an_id_reveals_nothing() {
+    let at = endpoint(TaskLimits::default()).await;
+    let task = created(&at.call("alice", "job").await);
+    assert_eq!(task.len(), 32, "128 random bits as hex: {task}");
+    assert_eq!(at.get("alice", &task).await["result"]["status"], "working");
+    // Another principal, a forged id and a removed method get the same nothing.
+    is_unknown_task(&at.get("bob", &task).await);
+    is_unknown_task(&at.get("alice", "0123456789abcdef0123456789abcdef").await);
+    is_unknown_task(
+        &at.send("bob", "tasks/cancel", json!({"taskId": task}))
+            .await,
+    );
+    assert_eq!(at.get("alice", &task).await["result"]["status"], "working");
+    at.probes.gate.notify_one();
+    let done = at.until("alice", &task, "completed").await;
+    assert_eq!(
+        first_text(&json!({"result": done["result"]["result"]})),
+        "done as a task"
+    );
+    assert_eq!(done["result"]["resultType"], "complete");
+    assert!(done["result"].get("requestState").is_none(), "{done}");
+}
+
+#[tokio::test]
+async fn input_is_asked_on_tasks_get_and_answered_by_tasks_update() {
+    let limits = TaskLimits {
+        max_input_bytes: 256,
+        ..TaskLimits::default()
+    };
+    let at = endpoint(limits).await;
+    let task = created(&at.call("alice", "ask").await);
+    let parked = at.until("alice", &task, "input_required").await;
+    let requests = parked["result"]["inputRequests"]
+        .as_object()
+        .expect("a map");
+    let keys: Vec<&String> = requests.keys().collect();
+    assert_eq!(keys.len(), 1, "{parked}");
+    let key = keys[0].clone();
+    assert_eq!(requests[&key]["method"], "elicitation/create");
+    let update = |responses: Value| {
+        at.send(
+            "alice",
+            "tasks/update",
+            json!({"taskId": task, "inputResponses": responses}),
+        )
+    };
+    // Too large to keep: refused, and the task still waits.
+    let huge = json!({ key.clone(): {"action": "accept", "content": {"ok": true, "pad": "x".repeat(300)}} });
+    assert_eq!(update(huge).await["error"]["code"], -32602);
+    // Unknown keys are acknowledged and ignored.
+    let ack = update(json!({"not-asked": {"action": "decline"}})).await;
+    assert_eq!(ack["result"], json!({"resultType": "complete"}), "{ack}");
+    assert_eq!(
+        at.get("alice", &task).await["result"]["status"],
+        "input_required"
+    );
+    // Another principal's answer does not reach the task.
+    let foreign = at
+        .send(
+            "bob",
+            "tasks/update",
+            json!({"taskId": task, "inputResponses": {key.clone(): {"action": "accept", "content": {"ok": false}}}}),
+        )
+        .await;
+    is_unknown_task(&foreign);
+    let answer = json!({ key.clone(): {"action": "accept", "content": {"ok": true}} });
+    assert_eq!(
+        update(answer.clone()).await["result"]["resultType"],
+        "complete"
+    );
+    let done = at.until("alice", &task, "completed").await;
+    assert_eq!(done["result"]["result"]["content"][0]["text"], "went ahead");
+    // Answering a finished task again changes nothing.
+    assert_eq!(update(answer).await["result"]["resultType"], "complete");
+    assert_eq!(
+        at.get("alice", &task).await["result"]["status"],
+        "completed"
+    );
+}
+
+#[tokio::test]
+async fn cancelling_stops_the_work_and_is_acknowledged_again_and_again() {
+    let at = endpoint(TaskLimits::default()).await;
+    let task = created(&at.call("alice", "job").await);
+    let cancel = || at.send("alice", "tasks/cancel", json!({"taskId": task}));
+    let dropped = at.probes.dropped.notified();
+    assert_eq!(cancel().await["result"], json!({"resultType": "complete"}));
+    tokio::time::timeout(PATIENCE, dropped)
+        .await
+        .expect("the work stopped");
+    assert_eq!(
+        at.get("alice", &task).await["result"]["status"],
+        "cancelled"
+    );
+    assert_eq!(cancel().await["result"], json!({"resultType": "complete"}));
+    // Released after the cancellation, the gate finishes no one: still cancelled.
+    at.probes.gate.notify_one();
+    let got = at.get("alice", &task).await;
+    assert_eq!(got["result"]["status"], "cancelled");
+    assert!(got["result"].get("result").is_none(), "{got}");
+}
+
+#[tokio::test]
+async fn a_flood_of_tasks_meets_the_bounds_and_loses_no_call() {
+    let limits = TaskLimits {
+        max_tasks: 4,
+        max_per_principal: 2,
+        ..TaskLimits::default()
+    };
+    let at = endpoint(limits).await;
+    for _ in 0..2 {
+        created(&at.call("alice", "job").await);
+    }
+    // Past alice's bound an optional task tool answers in the request, a required one says
+    // why it cannot; other callers still get tasks until the server's bound.
+    for _ in 0..5 {
+        let answered = at.call("alice", "job").await;
+        assert_eq!(first_text(&answered), "done in the request");
+        let refused = at.call("alice", "must").await;
+        assert_eq!(refused["error"]["code"], -32603, "{refused}");
+        assert_eq!(
+            refused["error"]["message"],
+            "This caller holds too many tasks"
+        );
+    }
+    created(&at.call("bob", "job").await);
+    created(&at.call("carol", "must").await);
+    let refused = at.call("dave", "must").await;
+    assert_eq!(
+        refused["error"]["message"],
+        "The server holds too many tasks"
+    );
+    assert_eq!(at.store.len(), 4);
+}
+
+#[tokio::test]
+async fn a_2025_client_is_offered_no_tasks() {
+    let at = endpoint(TaskLimits::default()).await;
+    let initialize = json!({
+        "jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "old", "version": "1"}}
+    });
+    let request = http::Request::post(format!("http://{}/mcp", at.addr))
+        .header("host", at.addr.to_string())
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .body(http_body_util::Full::new(bytes::Bytes::from(
+            initialize.to_string(),
+        )))
+        .expect("a request");
+    let opened = send(at.addr, request).await;
+    let result = if opened.content_type().starts_with("text/event-stream") {
+        opened
+            .events()
+            .into_iter()
+            .find(|m| m.get("result").is_some())
+    } else {
+        Some(opened.json())
+    }
+    .expect("an initialize result");
+    let capabilities = &result["result"]["capabilities"];
+    assert!(capabilities.get("extensions").is_none(), "{capabilities}");
+    assert!(capabilities.get("tasks").is_none(), "{capabilities}");
+}
