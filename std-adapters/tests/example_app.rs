@@ -6,6 +6,8 @@ mod common;
 mod app;
 #[path = "../examples/preferences/flows.rs"]
 mod flows;
+#[path = "../examples/preferences/report.rs"]
+mod report;
 
 use common::{Client, PATIENCE, call, call_with_progress, first_text, request, start_server};
 use serde_json::{Value, json};
@@ -42,6 +44,7 @@ async fn lists_the_catalogue() {
             "add",
             "slow_count",
             "fail",
+            "report",
             "preference_preview",
             "reset_preview",
             "url_preview",
@@ -313,5 +316,85 @@ async fn sampling_roots_and_combined_flows() {
     assert_eq!(
         refused["error"]["data"]["requiredCapabilities"],
         json!({"sampling": {}, "roots": {}})
+    );
+}
+
+/// A request to the example with the Tasks extension (and form elicitation) declared.
+fn declaring(id: u64, method: &str, mut params: Value) -> String {
+    params["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {
+            "elicitation": {"form": {}},
+            "extensions": {"io.modelcontextprotocol/tasks": {}}
+        }
+    });
+    json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string()
+}
+
+/// Polls `task` on `client` until it is `status`.
+async fn until(client: &mut Client, task: &str, status: &str) -> Value {
+    let polled = async {
+        for id in 100.. {
+            client
+                .send(&declaring(id, "tasks/get", json!({"taskId": task})))
+                .await;
+            let got = client.recv().await;
+            if got["result"]["status"] == status {
+                return got;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+        unreachable!()
+    };
+    tokio::time::timeout(PATIENCE, polled)
+        .await
+        .unwrap_or_else(|_| panic!("task {task} never became {status}"))
+}
+
+#[tokio::test]
+async fn the_report_runs_as_a_task_asks_its_question_there_and_finishes() {
+    let mut client = start();
+    let args = json!({"name": "report", "arguments": {"topic": "tides", "seconds": 0}});
+    client.send(&declaring(1, "tools/call", args)).await;
+    let created = client.recv().await;
+    assert_eq!(created["result"]["resultType"], "task", "{created}");
+    let task = created["result"]["taskId"].as_str().unwrap().to_owned();
+    let parked = until(&mut client, &task, "input_required").await;
+    let requests = parked["result"]["inputRequests"].as_object().unwrap();
+    let (key, asked) = requests.iter().next().expect("one question");
+    assert_eq!(
+        asked["params"]["message"],
+        "Include the detailed figures in the report?"
+    );
+    let answer = json!({"taskId": task, "inputResponses": {
+        key.clone(): {"action": "accept", "content": {"detailed": true}}
+    }});
+    client.send(&declaring(2, "tasks/update", answer)).await;
+    assert_eq!(
+        client.recv().await["result"],
+        json!({"resultType": "complete"})
+    );
+    let done = until(&mut client, &task, "completed").await;
+    assert_eq!(
+        done["result"]["result"]["content"][0]["text"],
+        "Report on tides: three sources read. Detailed figures included."
+    );
+}
+
+#[tokio::test]
+async fn without_the_extension_the_report_asks_in_its_request() {
+    let mut line: Value = serde_json::from_str(&declaring(
+        1,
+        "tools/call",
+        json!({"name": "report", "arguments": {"topic": "tides", "seconds": 0}}),
+    ))
+    .unwrap();
+    let capabilities = &mut line["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"];
+    capabilities.as_object_mut().unwrap().remove("extensions");
+    let asked = round(&line.to_string()).await;
+    assert_eq!(asked["result"]["resultType"], "input_required", "{asked}");
+    assert!(
+        asked["result"]["inputRequests"]["detail"].is_object(),
+        "{asked}"
     );
 }

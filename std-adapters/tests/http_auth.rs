@@ -11,6 +11,8 @@ mod http_client;
 mod app;
 #[path = "../examples/preferences/flows.rs"]
 mod flows;
+#[path = "../examples/preferences/report.rs"]
+mod report;
 
 use std::net::SocketAddr;
 use std::sync::Arc;

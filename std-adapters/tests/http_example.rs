@@ -7,6 +7,8 @@ mod http_client;
 mod app;
 #[path = "../examples/preferences/flows.rs"]
 mod flows;
+#[path = "../examples/preferences/report.rs"]
+mod report;
 
 use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;

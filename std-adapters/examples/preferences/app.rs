@@ -12,16 +12,17 @@ use snodo_std::typed::{
     ToolError, TypedApp, prompt, resource, server as typed_server, template, tool,
 };
 
-use super::flows;
+use super::{flows, report};
 
 const INSTRUCTIONS: &str = "A demonstration server: echo and add numbers, count slowly with \
 progress, read the about page or a greeting, render a greeting prompt, and preview display \
 preferences chosen interactively (preference_preview, preview://preferences, \
 preference_prompt, reset_preview, url_preview), or from the client's model and roots \
-(sampling_preview, roots_preview, combined_preview).";
+(sampling_preview, roots_preview, combined_preview). report writes a short report as a \
+task for clients that take tasks.";
 
 const ABOUT: &str = "snodo-preferences: an MCP 2026-07-28 server built on snodo-core and \
-snodo-std. Tools: echo, add, slow_count, fail, preference_preview, reset_preview, \
+snodo-std. Tools: echo, add, slow_count, fail, report, preference_preview, reset_preview, \
 url_preview, sampling_preview, roots_preview, combined_preview. Resources: preview://about, \
 preview://preferences and greeting://{name}. Prompts: greeting_prompt, preference_prompt.";
 
@@ -74,7 +75,8 @@ pub fn definitions(builder: ServerBuilder) -> ServerBuilder {
                 .description("Always fails, with a tool error result the model can read.")
                 .annotations(READ_ONLY_SLOW)
                 .run(fail),
-        );
+        )
+        .tool(report::report_tool());
     flows::definitions(builder)
         .resource(
             resource("preview://about", "about")

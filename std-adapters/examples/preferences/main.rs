@@ -17,6 +17,7 @@ mod app;
 mod deploy_options;
 mod flows;
 mod keys_options;
+mod report;
 
 use std::io::Write;
 use std::net::SocketAddr;

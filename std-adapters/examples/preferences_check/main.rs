@@ -13,6 +13,8 @@ mod app;
 mod check;
 #[path = "../preferences/flows.rs"]
 mod flows;
+#[path = "../preferences/report.rs"]
+mod report;
 
 use std::process::ExitCode;
 

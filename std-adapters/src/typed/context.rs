@@ -103,6 +103,13 @@ impl<'a> Cx<'a> {
         &self.ctx
     }
 
+    /// Whether this call runs as a task's work (the tool supports tasks and the request
+    /// declared the extension): the client polls `tasks/get` instead of waiting, and a
+    /// cancellation drops this future.
+    pub fn in_task(&self) -> bool {
+        self.ctx.task_phase() == snodo_core::tasks::TaskPhase::Running
+    }
+
     /// The authenticated caller (sealed state is bound to it).
     pub fn principal(&self) -> Principal<'a> {
         self.ctx.principal()

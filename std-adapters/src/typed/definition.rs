@@ -5,7 +5,7 @@ use std::borrow::Cow;
 
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
-use snodo_core::server::{Prompt, PromptArgument, Resource, ResourceTemplate, Tool};
+use snodo_core::server::{Prompt, PromptArgument, Resource, ResourceTemplate, TaskSupport, Tool};
 
 use super::context::Stop;
 use super::handler::{Handler, RunPrompt, RunResource, RunTool, Typed};
@@ -127,6 +127,24 @@ pub fn tool(name: impl Into<Cow<'static, str>>) -> ToolBuilder {
 }
 
 impl ToolBuilder {
+    /// Whether calls may run as tasks of the Tasks extension (default
+    /// [`TaskSupport::Forbidden`]). A tool that supports tasks becomes one whenever a
+    /// request declares the extension, and its function runs as the task's work
+    /// ([`Cx::in_task`](super::Cx::in_task)); to other requests an
+    /// [`Optional`](TaskSupport::Optional) tool answers in the request, a
+    /// [`Required`](TaskSupport::Required) one -32021.
+    ///
+    /// ```
+    /// use snodo_core::server::TaskSupport;
+    /// let builder = snodo_std::typed::tool("report").task_support(TaskSupport::Optional);
+    /// # let _ = builder;
+    /// ```
+    #[must_use]
+    pub fn task_support(mut self, support: TaskSupport) -> Self {
+        self.def = self.def.task_support(support);
+        self
+    }
+
     /// Ends the definition with its handler: an `async fn(A, Cx<'_>) -> Result<R, Stop>`.
     /// The input schema is generated from `A`, the output schema from `R` when it is
     /// [`Structured`](super::Structured).

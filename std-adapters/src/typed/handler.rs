@@ -122,6 +122,11 @@ where
                     return Ok(reply.error_fmt(format_args!("Invalid arguments: {problem}")));
                 }
             };
+            // A tool that supports tasks becomes one whenever the request offers it; the
+            // function then runs as the task's work (its questions park the task).
+            if let Some(offer) = call.task_phase().offer() {
+                return Ok(reply.into_task(offer));
+            }
             let outcome = self.f.call(args, Cx::new(**call, &mut reply, shared)).await;
             match outcome {
                 Ok(output) => output.write(reply),
