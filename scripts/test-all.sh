@@ -60,7 +60,7 @@ cargo test --workspace --locked 2>&1 | tee target/test-output.txt
 passed=$(grep -Eo '^test result: ok\. [0-9]+ passed' target/test-output.txt | awk '{s+=$4} END {print s+0}')
 failed=$(grep -Eo '[0-9]+ failed' target/test-output.txt | awk '{s+=$1} END {print s+0}')
 
-step "conformance runner (official, pinned; 2025-11-25 and 2026-07-28 at one URL)"
+step "conformance runner (official, pinned; 2025-11-25, 2026-07-28 and the tasks extension at one URL)"
 scripts/conformance.sh
 
 step "conformance runner, client mode: our Rust client (official, pinned; 2026-07-28)"

@@ -413,6 +413,10 @@ fn round(data: &[u8], out_len: usize, input: Option<&Envelope>) {
             }
         }
         Ok(Handled::Listen(subscription)) => check_stream(&subscription, input),
+        // This server has no task tools: no task request passes, no call becomes a task.
+        Ok(handled @ (Handled::Task { .. } | Handled::BecameTask)) => {
+            panic!("{handled:?} from a server without task tools")
+        }
         Err(too_small) => {
             assert!(too_small.required > out_len, "{too_small:?} for {out_len}");
             // The size reported is enough.

@@ -79,12 +79,22 @@ impl Server {
         let everything = json!({"tools": {}, "resources": {}, "prompts": {}, "completions": {}});
         match self {
             Server::Example => Catalogue {
-                discover: discover(everything, ANY_STRING, 60_000, "public"),
+                // Its report tool runs as a task: the extension is advertised.
+                discover: discover(
+                    json!({
+                        "tools": {}, "resources": {}, "prompts": {}, "completions": {},
+                        "extensions": {"io.modelcontextprotocol/tasks": {}}
+                    }),
+                    ANY_STRING,
+                    60_000,
+                    "public",
+                ),
                 tools: &[
                     "echo",
                     "add",
                     "slow_count",
                     "fail",
+                    "report",
                     "preference_preview",
                     "reset_preview",
                     "url_preview",

@@ -216,8 +216,8 @@ impl<'c, A: Registry> Server<'c, A> {
             };
             let Some(method) = Method::from_name(request.method) else {
                 #[cfg(feature = "tasks")]
-                if let Some(task_method) = crate::tasks::TaskMethod::of(request.method)
-                    && self.serves_tasks()
+                if let Some(task_method) =
+                    crate::tasks::TaskMethod::of(request.method).filter(|_| self.serves_tasks())
                 {
                     let meta = or_refuse!(admit_meta(), 'answer);
                     let read =

@@ -79,7 +79,7 @@ impl<A: Registry> Server<'_, A> {
     /// by itself, with checks of its own ([`Server::accept_inspected`]): runs the handler
     /// through `runner` and completes the reply in `out`, as [`Server::drive`] does.
     ///
-    /// The outcome is [`Handled::Reply`], or [`Handled::BecameTask`] (feature `tasks`).
+    /// The outcome is [`Handled::Reply`], or, with feature `tasks`, `Handled::BecameTask`.
     pub async fn drive_call<R: Runner>(
         &self,
         call: Call<'_>,
