@@ -39,10 +39,11 @@ const INSTRUCTIONS: &str = "A demonstration server: echo and add numbers, count 
 progress, read the about page or a greeting, render a greeting prompt, and preview display \
 preferences chosen interactively (preference_preview, preview://preferences, \
 preference_prompt, reset_preview, url_preview), or from the client's model and roots \
-(sampling_preview, roots_preview, combined_preview).";
+(sampling_preview, roots_preview, combined_preview). report writes a short report as a \
+task for clients that take tasks.";
 
 const ABOUT: &str = "snodo-preferences: an MCP 2026-07-28 server built on snodo-core and \
-snodo-std. Tools: echo, add, slow_count, fail, preference_preview, reset_preview, \
+snodo-std. Tools: echo, add, slow_count, fail, report, preference_preview, reset_preview, \
 url_preview, sampling_preview, roots_preview, combined_preview. Resources: preview://about, \
 preview://preferences and greeting://{name}. Prompts: greeting_prompt, preference_prompt.";
 
@@ -232,7 +233,10 @@ fn discover_over_stdio() {
         "discover-1",
         json!({
             "supportedVersions": ["2026-07-28"],
-            "capabilities": {"tools": {}, "resources": {}, "prompts": {}, "completions": {}},
+            "capabilities": {
+                "tools": {}, "resources": {}, "prompts": {}, "completions": {},
+                "extensions": {"io.modelcontextprotocol/tasks": {}}
+            },
             "instructions": INSTRUCTIONS
         }),
     ));

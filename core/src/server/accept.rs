@@ -350,10 +350,10 @@ impl<'c, A: Registry> Server<'c, A> {
         w.finish().map(Accepted::Replied)
     }
 
-    /// Whether any tool supports tasks: only then are the extension's methods served and
-    /// the extension advertised.
+    /// Whether any tool supports tasks: only then are the extension's methods served (to
+    /// any other server they are unknown, -32601) and the extension advertised.
     #[cfg(feature = "tasks")]
-    pub(crate) fn serves_tasks(&self) -> bool {
+    pub fn serves_tasks(&self) -> bool {
         self.app
             .tools()
             .iter()

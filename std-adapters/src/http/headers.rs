@@ -44,6 +44,11 @@ pub(crate) fn check<A: Registry>(
     map: &HeaderMap,
     request: &Request<'_>,
 ) -> Result<(), HeaderMismatch> {
+    // A server without task tools does not have the extension's methods: they are answered
+    // -32601 as unknown, not held to the headers the extension asks of them.
+    if snodo_core::tasks::TaskMethod::of(request.method).is_some() && !server.serves_tasks() {
+        return Ok(());
+    }
     let schema_text = tool_name(request).and_then(|name| {
         server
             .app()
