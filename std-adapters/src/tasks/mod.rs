@@ -201,15 +201,16 @@ impl TaskHost {
     ) -> Vec<u8> {
         let store = &*self.inner.store;
         let now = time::now_ms();
-        let Ok(task_id) = std::str::from_utf8(request.task_id.raw()) else {
-            return written(|w| wire::write_unknown_task(w, Some(id)));
-        };
+        let unknown = || written(|w| wire::write_unknown_task(w, Some(id)));
         // A task id is hex: one that needs unescaping names no task.
+        let Ok(task_id) = std::str::from_utf8(request.task_id.raw()) else {
+            return unknown();
+        };
         let known = match request.method {
             TaskMethod::Get => {
                 return match store.get(task_id, principal, now).await {
                     Some(task) => got(id, &task),
-                    None => written(|w| wire::write_unknown_task(w, Some(id))),
+                    None => unknown(),
                 };
             }
             TaskMethod::Update => {
@@ -253,7 +254,7 @@ impl TaskHost {
         if known {
             written(|w| wire::write_acknowledged(w, id))
         } else {
-            written(|w| wire::write_unknown_task(w, Some(id)))
+            unknown()
         }
     }
 
