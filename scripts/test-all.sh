@@ -7,8 +7,19 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-step() { printf '\n== %s ==\n' "$*"; }
 started=$(date +%s)
+last_step=""
+last_step_start=$started
+# Each step's heading, and the time the one before it took (the gate's budget is read from these).
+step() {
+  local now
+  now=$(date +%s)
+  [ -n "$last_step" ] && printf '\n[step took %d s: %s]\n' $((now - last_step_start)) "$last_step"
+  last_step=${1%%:*}
+  last_step=${last_step:0:60}
+  last_step_start=$now
+  printf '\n== %s == (at %d s)\n' "$*" $((now - started))
+}
 
 step "system packages the tests use (the MSRV step runs tests too), installed when missing: nginx (the cluster), jemalloc (memory given back), QEMU (the firmware)"
 missing=()
