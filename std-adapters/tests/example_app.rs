@@ -360,6 +360,8 @@ async fn the_report_runs_as_a_task_asks_its_question_there_and_finishes() {
     assert_eq!(created["result"]["resultType"], "task", "{created}");
     let task = created["result"]["taskId"].as_str().unwrap().to_owned();
     let parked = until(&mut client, &task, "input_required").await;
+    // The status names the half that ran last.
+    assert_eq!(parked["result"]["statusMessage"], "Reading sources");
     let requests = parked["result"]["inputRequests"].as_object().unwrap();
     let (key, asked) = requests.iter().next().expect("one question");
     assert_eq!(
@@ -379,6 +381,25 @@ async fn the_report_runs_as_a_task_asks_its_question_there_and_finishes() {
         done["result"]["result"]["content"][0]["text"],
         "Report on tides: three sources read. Detailed figures included."
     );
+    assert_eq!(done["result"]["statusMessage"], "Writing the report");
+}
+
+#[tokio::test]
+async fn a_cancelled_report_stops_as_a_task_and_stays_cancelled() {
+    let mut client = start();
+    let args = json!({"name": "report", "arguments": {"topic": "tides", "seconds": 30}});
+    client.send(&declaring(1, "tools/call", args)).await;
+    let created = client.recv().await;
+    let task = created["result"]["taskId"].as_str().unwrap().to_owned();
+    client
+        .send(&declaring(2, "tasks/cancel", json!({"taskId": task})))
+        .await;
+    assert_eq!(
+        client.recv().await["result"],
+        json!({"resultType": "complete"})
+    );
+    let cancelled = until(&mut client, &task, "cancelled").await;
+    assert!(cancelled["result"].get("result").is_none(), "{cancelled}");
 }
 
 #[tokio::test]

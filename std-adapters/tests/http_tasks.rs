@@ -1,6 +1,7 @@
 //! Tasks (`io.modelcontextprotocol/tasks`) over Streamable HTTP, as a hostile or careless
 //! client meets them: tasks kept per principal, ids that reveal nothing, input parked and
-//! answered, cancellation that stops the work, and every bound holding under a flood.
+//! answered, status messages, cancellation seen by the work and enforced after its grace,
+//! cancellation racing completion, and every bound holding under a flood.
 
 mod http_client;
 
@@ -17,7 +18,7 @@ use snodo_core::server::{
 use snodo_core::tasks::TaskPhase;
 use snodo_std::AsyncHandler;
 use snodo_std::http::{HttpConfig, McpService};
-use snodo_std::tasks::{MemoryTaskStore, TaskHost, TaskLimits};
+use snodo_std::tasks::{MemoryTaskStore, TaskContext, TaskHost, TaskLimits};
 use tokio::sync::Notify;
 
 /// What the tests control in the tools.
@@ -27,6 +28,20 @@ struct Probes {
     gate: Arc<Notify>,
     /// `job`'s task work signals here when its future is dropped before finishing.
     dropped: Arc<Notify>,
+    /// `polite` has set its status message and waits to be cancelled.
+    waiting: Arc<Notify>,
+    /// `polite` saw its cancellation.
+    saw_cancel: Arc<Notify>,
+    /// `racer`, running as a task, finishes when its task's gate is notified.
+    gates: Arc<std::sync::Mutex<std::collections::HashMap<String, Arc<Notify>>>>,
+}
+
+impl Probes {
+    /// The gate of task `task_id`'s `racer`.
+    fn gate_of(&self, task_id: &str) -> Arc<Notify> {
+        let mut gates = self.gates.lock().expect("not poisoned");
+        Arc::clone(gates.entry(task_id.to_owned()).or_default())
+    }
 }
 
 struct App {
@@ -40,6 +55,9 @@ const TOOLS: &[Tool<'static>] = &[
     Tool::new("job").task_support(TaskSupport::Optional),
     Tool::new("ask").task_support(TaskSupport::Optional),
     Tool::new("must").task_support(TaskSupport::Required),
+    Tool::new("polite").task_support(TaskSupport::Required),
+    Tool::new("broken").task_support(TaskSupport::Required),
+    Tool::new("racer").task_support(TaskSupport::Required),
 ];
 
 impl Registry for App {
@@ -77,6 +95,23 @@ impl AsyncHandler for App {
                 Ok(reply.text("done as a task"))
             }
             "job" => Ok(reply.text("done in the request")),
+            "polite" => {
+                let task = TaskContext::current().expect("runs as a task");
+                assert!(task.status("halfway there").await);
+                self.probes.waiting.notify_one();
+                task.cancelled().await;
+                assert!(task.is_cancelled());
+                // Cancelled: neither a new status nor this answer is kept.
+                assert!(!task.status("stopping").await);
+                self.probes.saw_cancel.notify_one();
+                Ok(reply.text("stopped politely"))
+            }
+            "racer" => {
+                let task = TaskContext::current().expect("runs as a task");
+                self.probes.gate_of(task.task_id()).notified().await;
+                Ok(reply.text("done as a task"))
+            }
+            "broken" => Err(Error::invalid_params("The report's source is gone")),
             "ask" => {
                 let ask = Elicitation::form("Go ahead?", CONFIRM)
                     .map_err(|_| Error::internal("bad form"))?;
@@ -108,6 +143,7 @@ struct Endpoint {
     addr: SocketAddr,
     probes: Probes,
     store: Arc<MemoryTaskStore>,
+    host: TaskHost,
 }
 
 /// Serves [`App`] with tasks in a store bounded by `limits`, the caller named by `x-user`.
@@ -122,8 +158,9 @@ async fn endpoint(limits: TaskLimits) -> Endpoint {
         limits.max_per_principal,
     ));
     let config = HttpConfig::new().with_addr(SocketAddr::from(([127, 0, 0, 1], 0)));
+    let host = TaskHost::new(store.clone(), limits);
     let service = McpService::new(Arc::new(server), config)
-        .with_tasks(TaskHost::new(store.clone(), limits))
+        .with_tasks(host.clone())
         .with_principal(|parts| {
             let user = parts.headers.get("x-user")?;
             user.to_str().ok().map(str::to_owned)
@@ -133,16 +170,14 @@ async fn endpoint(limits: TaskLimits) -> Endpoint {
         addr: running.addr,
         probes,
         store,
+        host,
     }
 }
 
 impl Endpoint {
     /// Sends `method` with `params` (and the declaring `_meta`) as `user`: the response.
-    async fn send(&self, user: &str, method: &str, mut params: Value) -> Value {
-        params["_meta"] = declaring();
-        let body = message(json!(1), method, params);
-        let request = with(post(self.addr, &body), "x-user", user.as_bytes());
-        send(self.addr, request).await.json()
+    async fn send(&self, user: &str, method: &str, params: Value) -> Value {
+        send_as(self.addr, user, method, params).await
     }
 
     async fn call(&self, user: &str, tool: &str) -> Value {
@@ -168,6 +203,28 @@ impl Endpoint {
         tokio::time::timeout(PATIENCE, polled)
             .await
             .unwrap_or_else(|_| panic!("task {task_id} never became {status}"))
+    }
+}
+
+/// Sends `method` with `params` (and the declaring `_meta`) to `addr` as `user`.
+async fn send_as(addr: SocketAddr, user: &str, method: &str, mut params: Value) -> Value {
+    params["_meta"] = declaring();
+    let body = message(json!(1), method, params);
+    let request = with(post(addr, &body), "x-user", user.as_bytes());
+    send(addr, request).await.json()
+}
+
+impl Endpoint {
+    /// Waits (within [`PATIENCE`]) until no task's work runs in the server.
+    async fn no_work_left(&self) {
+        let idle = async {
+            while self.host.running_work() > 0 {
+                tokio::time::sleep(Duration::from_millis(5)).await;
+            }
+        };
+        tokio::time::timeout(PATIENCE, idle)
+            .await
+            .expect("every task's work ended");
     }
 }
 
@@ -267,8 +324,12 @@ async fn input_is_asked_on_tasks_get_and_answered_by_tasks_update() {
 }
 
 #[tokio::test]
-async fn cancelling_stops_the_work_and_is_acknowledged_again_and_again() {
-    let at = endpoint(TaskLimits::default()).await;
+async fn cancelling_drops_work_that_ignores_it_when_the_grace_ends_and_is_acknowledged_again() {
+    let limits = TaskLimits {
+        cancel_grace_ms: 20,
+        ..TaskLimits::default()
+    };
+    let at = endpoint(limits).await;
     let task = created(&at.call("alice", "job").await);
     let cancel = || at.send("alice", "tasks/cancel", json!({"taskId": task}));
     let dropped = at.probes.dropped.notified();
@@ -286,6 +347,119 @@ async fn cancelling_stops_the_work_and_is_acknowledged_again_and_again() {
     let got = at.get("alice", &task).await;
     assert_eq!(got["result"]["status"], "cancelled");
     assert!(got["result"].get("result").is_none(), "{got}");
+    at.no_work_left().await;
+}
+
+#[tokio::test]
+async fn a_task_tells_its_status_and_sees_its_cancellation() {
+    // A grace far longer than the test: the work ends because it saw the cancellation.
+    let limits = TaskLimits {
+        cancel_grace_ms: 3_600_000,
+        ..TaskLimits::default()
+    };
+    let at = endpoint(limits).await;
+    let waiting = at.probes.waiting.notified();
+    let task = created(&at.call("alice", "polite").await);
+    tokio::time::timeout(PATIENCE, waiting)
+        .await
+        .expect("the work set its status");
+    let got = at.get("alice", &task).await;
+    assert_eq!(got["result"]["status"], "working", "{got}");
+    assert_eq!(got["result"]["statusMessage"], "halfway there", "{got}");
+    let saw = at.probes.saw_cancel.notified();
+    let ack = at
+        .send("alice", "tasks/cancel", json!({"taskId": task}))
+        .await;
+    assert_eq!(ack["result"], json!({"resultType": "complete"}));
+    tokio::time::timeout(PATIENCE, saw)
+        .await
+        .expect("the work saw the cancellation");
+    at.no_work_left().await;
+    let got = at.get("alice", &task).await;
+    assert_eq!(got["result"]["status"], "cancelled", "{got}");
+    assert!(got["result"].get("result").is_none(), "{got}");
+}
+
+#[tokio::test]
+async fn a_failed_task_says_why_in_its_error_and_status_message() {
+    let at = endpoint(TaskLimits::default()).await;
+    let task = created(&at.call("alice", "broken").await);
+    let failed = at.until("alice", &task, "failed").await;
+    assert_eq!(failed["result"]["error"]["code"], -32602, "{failed}");
+    assert_eq!(
+        failed["result"]["statusMessage"], "The report's source is gone",
+        "{failed}"
+    );
+    assert!(failed["result"].get("result").is_none(), "{failed}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cancellation_before_during_and_after_completion_ends_each_task_once() {
+    let limits = TaskLimits {
+        cancel_grace_ms: 0,
+        ..TaskLimits::default()
+    };
+    let at = endpoint(limits).await;
+    let mut tasks = Vec::new();
+    for _ in 0..30 {
+        tasks.push(created(&at.call("alice", "racer").await));
+    }
+    let cancel = |task: &String| send_as(at.addr, "alice", "tasks/cancel", json!({"taskId": task}));
+    let mut races = tokio::task::JoinSet::new();
+    for (n, task) in tasks.iter().enumerate() {
+        let gate = at.probes.gate_of(task);
+        match n % 3 {
+            // Cancelled before the work may finish.
+            0 => {
+                let ack = cancel(task).await;
+                assert_eq!(ack["result"], json!({"resultType": "complete"}), "{ack}");
+                gate.notify_one();
+            }
+            // Cancelled as the work finishes: either may win.
+            1 => {
+                races.spawn(cancel(task));
+                gate.notify_one();
+            }
+            // Cancelled after the work finished: still acknowledged, still completed.
+            _ => {
+                gate.notify_one();
+                at.until("alice", task, "completed").await;
+                let ack = cancel(task).await;
+                assert_eq!(ack["result"], json!({"resultType": "complete"}), "{ack}");
+            }
+        }
+    }
+    while let Some(ack) = races.join_next().await {
+        let ack = ack.expect("the cancellation was sent");
+        assert_eq!(ack["result"], json!({"resultType": "complete"}), "{ack}");
+    }
+    at.no_work_left().await;
+    let mut raced = (0, 0);
+    for (n, task) in tasks.iter().enumerate() {
+        let first = at.get("alice", task).await;
+        let status = first["result"]["status"].as_str().unwrap_or_default();
+        match status {
+            "completed" => {
+                let result = json!({"result": first["result"]["result"]});
+                assert_eq!(first_text(&result), "done as a task");
+            }
+            "cancelled" => assert!(first["result"].get("result").is_none(), "{first}"),
+            _ => panic!("task {task} did not end: {first}"),
+        }
+        match n % 3 {
+            0 => assert_eq!(status, "cancelled", "cancelled before it could finish"),
+            1 if status == "completed" => raced.0 += 1,
+            1 => raced.1 += 1,
+            _ => assert_eq!(status, "completed", "finished before the cancellation"),
+        }
+        // Every later look agrees.
+        let again = at.get("alice", task).await;
+        assert_eq!(again["result"]["status"], first["result"]["status"]);
+    }
+    println!(
+        "raced: {} completed first, {} cancelled first",
+        raced.0, raced.1
+    );
 }
 
 #[tokio::test]

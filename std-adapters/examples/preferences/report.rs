@@ -1,15 +1,17 @@
 //! `report`: a tool written as a task would be. It takes a few seconds, asks one question
 //! halfway, and can be cancelled. When the request declares the Tasks extension, it runs as a
-//! task: the client polls `tasks/get`, answers the question with `tasks/update`, and cancels
-//! with `tasks/cancel`, which drops this future. For any other client, the same function
-//! answers in its request, and asks its question through `input_required`.
+//! task: the client polls `tasks/get` (whose `statusMessage` says which half is running),
+//! answers the question with `tasks/update`, and cancels with `tasks/cancel`, which this
+//! function sees and stops at. For any other client, the same function answers in its
+//! request, and asks its question through `input_required`.
 
 use std::time::Duration;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use snodo_core::server::TaskSupport;
-use snodo_std::typed::{Cx, Elicited, Flow, Form, Stop, ToolEntry, questions, tool};
+use snodo_std::typed::{
+    Cx, Elicited, Flow, Form, Stop, TaskContext, TaskSupport, ToolEntry, ToolError, questions, tool,
+};
 
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -55,20 +57,35 @@ pub fn report_tool() -> ToolEntry {
 
 async fn report(args: ReportArgs, cx: Cx<'_>) -> Result<String, Stop> {
     let half = Duration::from_secs(args.seconds.unwrap_or(1));
+    let task = cx.task();
     let mut flow = Flow::<Drafted>::open(cx)?;
     if flow.state().draft.is_none() {
-        tokio::time::sleep(half).await;
+        work(half, task.as_ref(), "Reading sources").await?;
         flow.state_mut().draft = Some(format!("Report on {}: three sources read.", args.topic));
     }
     let detailed = match flow.ask(&DETAIL)? {
         Elicited::Accepted(detail) => detail.detailed,
         _ => false,
     };
-    tokio::time::sleep(half).await;
+    work(half, task.as_ref(), "Writing the report").await?;
     let draft = flow.state().draft.as_deref().unwrap_or_default();
     Ok(if detailed {
         format!("{draft} Detailed figures included.")
     } else {
         format!("{draft} Summary only.")
     })
+}
+
+/// One half of the work, told as the task's status when it runs as one, and stopped early
+/// when the task is cancelled.
+async fn work(time: Duration, task: Option<&TaskContext>, doing: &str) -> Result<(), Stop> {
+    let Some(task) = task else {
+        tokio::time::sleep(time).await;
+        return Ok(());
+    };
+    task.status(doing).await;
+    tokio::select! {
+        () = tokio::time::sleep(time) => Ok(()),
+        () = task.cancelled() => Err(ToolError::new("The report was cancelled").into()),
+    }
 }

@@ -190,6 +190,7 @@ impl TaskStore for MemoryTaskStore {
         task_id: &'a str,
         status: Status,
         payload: String,
+        message: Option<String>,
         now_ms: u64,
     ) -> StoreFuture<'a, bool> {
         let finished = self.with(task_id, None, now_ms, |task| {
@@ -198,10 +199,31 @@ impl TaskStore for MemoryTaskStore {
                 task.payload = Some(payload);
                 task.pending.clear();
                 task.answers.clear();
+                if message.is_some() {
+                    task.status_message = message;
+                }
             }
             finished
         });
         Box::pin(std::future::ready(finished.unwrap_or(false)))
+    }
+
+    fn set_message<'a>(
+        &'a self,
+        task_id: &'a str,
+        message: String,
+        now_ms: u64,
+    ) -> StoreFuture<'a, bool> {
+        let kept = self.with(task_id, None, now_ms, |task| {
+            let live = !task.status.is_terminal();
+            if live {
+                task.status_message = Some(message);
+                task.updated_at_ms = now_ms;
+                task.version += 1;
+            }
+            live
+        });
+        Box::pin(std::future::ready(kept.unwrap_or(false)))
     }
 
     fn sweep(&self, now_ms: u64) -> StoreFuture<'_, usize> {

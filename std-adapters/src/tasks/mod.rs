@@ -8,8 +8,11 @@
 //! parks with those input requests (each key made unique over the task's life), and when
 //! `tasks/update` has answered them all, the request runs again with the answers and the
 //! handler's `requestState`, as a client's retry would. So a handler written once serves a
-//! client that waits in its request and one that polls a task.
+//! client that waits in its request and one that polls a task. While it runs as a task, the
+//! handler finds its [`TaskContext`]: it sets the task's `statusMessage` and learns of a
+//! cancellation.
 
+mod context;
 mod memory;
 mod store;
 mod time;
@@ -17,17 +20,19 @@ mod work;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use bytes::Bytes;
 use snodo_core::json::{self, Limits, Writer};
 use snodo_core::rpc::{self, Id};
 use snodo_core::server::{Accepted, Call, Handled, Round, Server, TaskSupport};
 use snodo_core::tasks::{self as wire, Payload, Status, Task, TaskMethod, TaskRequest};
-use tokio::sync::Notify;
+use tokio::sync::{Notify, watch};
 
 use crate::handler::{AppRunner, AsyncHandler};
 use crate::message::written;
 
+pub use context::TaskContext;
 pub use memory::MemoryTaskStore;
 pub use store::{StoreFull, StoreFuture, Submitted, TaskRecord, TaskStore};
 
@@ -48,6 +53,11 @@ pub struct TaskLimits {
     pub max_rounds: u32,
     /// Bytes of a task's result or error, and of one round's reply (default 1 MiB).
     pub max_result_bytes: usize,
+    /// Bytes of a `statusMessage` a handler sets (default 1 KiB; longer ones are cut).
+    pub max_status_bytes: usize,
+    /// How long a cancelled task's work may go on before the host drops it, in
+    /// milliseconds (default 5 000): the time it has to see the cancellation and stop.
+    pub cancel_grace_ms: u64,
 }
 
 impl Default for TaskLimits {
@@ -60,6 +70,8 @@ impl Default for TaskLimits {
             max_input_bytes: 64 * 1024,
             max_rounds: 16,
             max_result_bytes: 1024 * 1024,
+            max_status_bytes: 1024,
+            cancel_grace_ms: 5_000,
         }
     }
 }
@@ -74,12 +86,13 @@ struct HostInner {
     store: Arc<dyn TaskStore>,
     limits: TaskLimits,
     /// The work of each task running in this process: woken when its input is answered,
-    /// aborted when it is cancelled.
+    /// told when it is cancelled, and aborted when it outlives the grace that follows.
     running: Mutex<HashMap<String, Running>>,
 }
 
 struct Running {
     wake: Arc<Notify>,
+    cancel: watch::Sender<bool>,
     abort: tokio::task::AbortHandle,
 }
 
@@ -127,6 +140,10 @@ impl TaskHost {
         &self.inner.limits
     }
 
+    fn store(&self) -> &dyn TaskStore {
+        &*self.inner.store
+    }
+
     fn running(&self) -> std::sync::MutexGuard<'_, HashMap<String, Running>> {
         self.inner
             .running
@@ -172,10 +189,13 @@ impl TaskHost {
             wire::write_created(w, id, &timestamps.task(&record));
         });
         let wake = Arc::new(Notify::new());
+        let (cancel, cancelled) = watch::channel(false);
+        let task_id: Arc<str> = record.task_id.as_str().into();
         let work = work::Work {
             host: self.clone(),
             server,
-            task_id: record.task_id.clone(),
+            context: TaskContext::new(self.clone(), Arc::clone(&task_id), cancelled),
+            task_id,
             principal,
             wake: Arc::clone(&wake),
         };
@@ -186,6 +206,7 @@ impl TaskHost {
             record.task_id,
             Running {
                 wake,
+                cancel,
                 abort: handle.abort_handle(),
             },
         );
@@ -243,9 +264,7 @@ impl TaskHost {
             }
             TaskMethod::Cancel => match store.cancel(task_id, principal, now).await {
                 Some(_) => {
-                    if let Some(running) = self.running().remove(task_id) {
-                        running.abort.abort();
-                    }
+                    self.stop(task_id);
                     true
                 }
                 None => false,
@@ -296,9 +315,33 @@ impl TaskHost {
         }
     }
 
-    /// Forgets the work of `task_id` (it ended).
+    /// Tells the work of the cancelled `task_id` (once), and drops it when the grace ends.
+    fn stop(&self, task_id: &str) {
+        let running = self.running();
+        let Some(work) = running.get(task_id) else {
+            return;
+        };
+        if work.cancel.send_replace(true) {
+            return;
+        }
+        // A task parked on input stops waiting.
+        work.wake.notify_one();
+        let abort = work.abort.clone();
+        let grace = Duration::from_millis(self.inner.limits.cancel_grace_ms);
+        tokio::spawn(async move {
+            tokio::time::sleep(grace).await;
+            abort.abort();
+        });
+    }
+
+    /// Forgets the work of `task_id` (it ended, or was dropped).
     fn ended(&self, task_id: &str) {
         self.running().remove(task_id);
+    }
+
+    /// How many tasks' work runs in this process now.
+    pub fn running_work(&self) -> usize {
+        self.running().len()
     }
 }
 

@@ -122,13 +122,23 @@ pub trait TaskStore: Send + Sync + 'static {
         now_ms: u64,
     ) -> StoreFuture<'a, Option<Vec<(String, String)>>>;
 
-    /// Finishes a task (`completed` with its result, `failed` with its error). `false` when
-    /// it had finished already (a cancellation won the race).
+    /// Finishes a task (`completed` with its result, `failed` with its error), with a new
+    /// `statusMessage` if `message` is given. `false` when it had finished already (a
+    /// cancellation won the race).
     fn finish<'a>(
         &'a self,
         task_id: &'a str,
         status: Status,
         payload: String,
+        message: Option<String>,
+        now_ms: u64,
+    ) -> StoreFuture<'a, bool>;
+
+    /// Sets the `statusMessage` of a task not yet finished. `false` when it has finished.
+    fn set_message<'a>(
+        &'a self,
+        task_id: &'a str,
+        message: String,
         now_ms: u64,
     ) -> StoreFuture<'a, bool>;
 

@@ -1,6 +1,6 @@
 //! A task's work: the request run again, in the background, as the task (its handler sees
 //! [`TaskPhase::Running`](snodo_core::tasks::TaskPhase::Running)), round after round until
-//! it completes or fails.
+//! it completes or fails. The handler finds its [`TaskContext`] there.
 
 use std::sync::Arc;
 
@@ -10,7 +10,7 @@ use snodo_core::server::{Accepted, Handled, Principal, Round, Server};
 use snodo_core::tasks::Status;
 use tokio::sync::Notify;
 
-use super::{TaskHost, time};
+use super::{TaskContext, TaskHost, time};
 use crate::clock::unix_seconds;
 use crate::handler::{AppRunner, AsyncHandler};
 
@@ -18,7 +18,8 @@ use crate::handler::{AppRunner, AsyncHandler};
 pub(super) struct Work<A: 'static> {
     pub(super) host: TaskHost,
     pub(super) server: Arc<Server<'static, A>>,
-    pub(super) task_id: String,
+    pub(super) context: TaskContext,
+    pub(super) task_id: Arc<str>,
     pub(super) principal: Option<String>,
     /// Notified when every pending input request is answered.
     pub(super) wake: Arc<Notify>,
@@ -33,16 +34,27 @@ enum Came {
 }
 
 impl<A: AsyncHandler + 'static> Work<A> {
-    /// Runs the rounds to the end and records it (a cancellation ends the work by abort).
+    /// Runs the rounds to the end and records it. After a cancellation, what it comes to
+    /// is not recorded (the task is `cancelled` already); past the grace it is dropped.
     pub(super) async fn run(self, request: Bytes) {
-        let outcome = self.rounds(request).await;
-        let (status, payload) = outcome;
+        // However the work ends (finished, dropped by the grace, or a handler's panic), the
+        // host forgets it.
+        let _ending = Ending {
+            host: self.host.clone(),
+            task_id: Arc::clone(&self.task_id),
+        };
+        let (status, payload) = self.rounds(request).await;
         let store = &*self.host.inner.store;
+        // A failure's message is the task's statusMessage too, as the extension suggests.
+        let message = (status == Status::Failed)
+            .then(|| serde_json::from_str::<Value>(&payload).ok())
+            .flatten()
+            .and_then(|e| e.get("message")?.as_str().map(str::to_owned));
+        let now = time::now_ms();
         let finished = store
-            .finish(&self.task_id, status, payload, time::now_ms())
+            .finish(&self.task_id, status, payload, message, now)
             .await;
         tracing::debug!(task = %self.task_id, ?status, finished, "task ended");
-        self.host.ended(&self.task_id);
     }
 
     async fn rounds(&self, first: Bytes) -> (Status, String) {
@@ -140,7 +152,8 @@ impl<A: AsyncHandler + 'static> Work<A> {
                     app: server.app(),
                     notifier: None,
                 };
-                match server.drive_call(call, &mut out, &mut runner).await {
+                let driven = server.drive_call(call, &mut out, &mut runner);
+                match self.context.clone().scope(driven).await {
                     Some(Ok(Handled::Reply(len))) => len,
                     _ => 0,
                 }
@@ -150,6 +163,18 @@ impl<A: AsyncHandler + 'static> Work<A> {
         };
         out.truncate(len);
         out
+    }
+}
+
+/// Forgets a task's work when dropped.
+struct Ending {
+    host: TaskHost,
+    task_id: Arc<str>,
+}
+
+impl Drop for Ending {
+    fn drop(&mut self) {
+        self.host.ended(&self.task_id);
     }
 }
 

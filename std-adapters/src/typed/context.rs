@@ -104,10 +104,19 @@ impl<'a> Cx<'a> {
     }
 
     /// Whether this call runs as a task's work (the tool supports tasks and the request
-    /// declared the extension): the client polls `tasks/get` instead of waiting, and a
-    /// cancellation drops this future.
+    /// declared the extension): the client polls `tasks/get` instead of waiting.
     pub fn in_task(&self) -> bool {
         self.ctx.task_phase() == snodo_core::tasks::TaskPhase::Running
+    }
+
+    /// The task this call runs as, when it runs as one: it sets the task's
+    /// `statusMessage` and sees a cancellation (after which, past the host's grace, this
+    /// future is dropped). Take it before the context goes into a
+    /// [`Flow`](super::Flow).
+    pub fn task(&self) -> Option<crate::tasks::TaskContext> {
+        self.in_task()
+            .then(crate::tasks::TaskContext::current)
+            .flatten()
     }
 
     /// The authenticated caller (sealed state is bound to it).

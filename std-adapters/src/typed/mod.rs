@@ -104,6 +104,8 @@ pub use output::{Blob, PromptMessages, ResourceOutput, Structured, ToolError, To
 pub use question::{Elicited, Form, Question, Root, RootsRequest, Sampled, Sampling, UrlConsent};
 pub use server::{CompletionQuery, CompletionTarget, ServerBuilder, TypedApp, server};
 
+pub use crate::tasks::TaskContext;
+
 #[doc(inline)]
 pub use crate::questions;
 
@@ -119,5 +121,5 @@ pub use snodo_core::json::Limits;
 pub use snodo_core::legacy::EraSupport;
 pub use snodo_core::mrtr::Action;
 pub use snodo_core::rpc::ErrorCode;
-pub use snodo_core::server::{Error, Principal, Server};
+pub use snodo_core::server::{Error, Principal, Server, TaskSupport};
 pub use snodo_core::state::{Keys, Ttl};
