@@ -419,3 +419,47 @@ async fn without_the_extension_the_report_asks_in_its_request() {
         "{asked}"
     );
 }
+
+#[tokio::test]
+async fn a_listen_stream_follows_the_report_task_to_its_result_over_stdio() {
+    let mut client = start();
+    let args = json!({"name": "report", "arguments": {"topic": "tides", "seconds": 0}});
+    client.send(&declaring(1, "tools/call", args)).await;
+    let created = client.recv().await;
+    let task = created["result"]["taskId"].as_str().unwrap().to_owned();
+    let listen = json!({"notifications": {"taskIds": [task]}});
+    client
+        .send(&declaring(2, "subscriptions/listen", listen))
+        .await;
+    // Reads until a notification of the task in `status`: what it said.
+    async fn notified(client: &mut Client, status: &str) -> Value {
+        let read = async {
+            loop {
+                let message = client.recv().await;
+                if message["method"] == "notifications/tasks"
+                    && message["params"]["status"] == status
+                {
+                    return message;
+                }
+            }
+        };
+        tokio::time::timeout(PATIENCE, read)
+            .await
+            .unwrap_or_else(|_| panic!("no notification of a {status} task"))
+    }
+    let parked = notified(&mut client, "input_required").await;
+    let (key, _) = parked["params"]["inputRequests"]
+        .as_object()
+        .and_then(|r| r.iter().next())
+        .expect("the question, in the notification");
+    let answer = json!({"taskId": task, "inputResponses": {
+        key.clone(): {"action": "accept", "content": {"detailed": false}}
+    }});
+    client.send(&declaring(3, "tasks/update", answer)).await;
+    let done = notified(&mut client, "completed").await;
+    assert_eq!(done["params"]["taskId"], task.as_str());
+    assert_eq!(
+        done["params"]["result"]["content"][0]["text"],
+        "Report on tides: three sources read. Summary only."
+    );
+}

@@ -9,7 +9,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use http_client::{PATIENCE, first_text, message, post, send, serve_service, with};
+use http_client::{PATIENCE, first_text, message, open, post, send, serve_service, with};
 use serde_json::{Value, json};
 use snodo_core::mrtr::{Elicitation, Response};
 use snodo_core::server::{
@@ -523,4 +523,65 @@ async fn a_2025_client_is_offered_no_tasks() {
     let capabilities = &result["result"]["capabilities"];
     assert!(capabilities.get("extensions").is_none(), "{capabilities}");
     assert!(capabilities.get("tasks").is_none(), "{capabilities}");
+}
+
+#[tokio::test]
+async fn a_listen_stream_gets_the_changes_of_its_callers_watched_tasks_as_tasks_get_shows_them() {
+    let at = endpoint(TaskLimits::default()).await;
+    let mine = created(&at.call("alice", "racer").await);
+    let theirs = created(&at.call("bob", "racer").await);
+    let mut params =
+        json!({"notifications": {"taskIds": [mine, theirs, "0123456789abcdef0123456789abcdef"]}});
+    params["_meta"] = declaring();
+    let listen = message(json!("watch"), "subscriptions/listen", params);
+    let request = with(post(at.addr, &listen), "x-user", b"alice");
+    let mut stream = open(at.addr, request).await;
+    let ack = stream.next_event().await.expect("the acknowledgement");
+    assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
+    assert_eq!(ack["params"]["notifications"]["taskIds"][0], mine.as_str());
+    // First the watched tasks as they are: only alice's own exists for her.
+    let first = stream.next_event().await.expect("the task as it is");
+    assert_eq!(first["method"], "notifications/tasks", "{first}");
+    assert_eq!(first["params"]["taskId"], mine.as_str());
+    assert_eq!(first["params"]["status"], "working");
+    assert_eq!(
+        first["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        "watch"
+    );
+    // Bob's task finishing is not alice's to see; hers is, with its result.
+    at.probes.gate_of(&theirs).notify_one();
+    at.until("bob", &theirs, "completed").await;
+    at.probes.gate_of(&mine).notify_one();
+    let done = stream.next_event().await.expect("the change");
+    assert_eq!(done["params"]["taskId"], mine.as_str(), "{done}");
+    assert_eq!(done["params"]["status"], "completed");
+    let got = at.get("alice", &mine).await;
+    let mut expected = got["result"].clone();
+    expected.as_object_mut().unwrap().remove("resultType");
+    let mut notified = done["params"].clone();
+    notified.as_object_mut().unwrap().remove("_meta");
+    assert_eq!(
+        notified, expected,
+        "the notification is what tasks/get answers"
+    );
+    stream.disconnect();
+}
+
+#[tokio::test]
+async fn watching_tasks_without_declaring_the_extension_is_refused() {
+    let at = endpoint(TaskLimits::default()).await;
+    let params = json!({
+        "notifications": {"taskIds": ["0123456789abcdef0123456789abcdef"]},
+        "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {}
+        }
+    });
+    let listen = message(json!(7), "subscriptions/listen", params);
+    let refused = send(at.addr, post(at.addr, &listen)).await.json();
+    assert_eq!(refused["error"]["code"], -32021, "{refused}");
+    assert_eq!(
+        refused["error"]["data"]["requiredCapabilities"]["extensions"],
+        json!({"io.modelcontextprotocol/tasks": {}})
+    );
 }

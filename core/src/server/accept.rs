@@ -331,9 +331,18 @@ impl<'c, A: Registry> Server<'c, A> {
                             "notifications must be a subscription filter",
                         ));
                     };
+                    let serves_tasks = self.tasks_served();
+                    // Asking for task notifications takes the extension's declaration in
+                    // this request, as every task method does.
+                    if filter.task_ids.is_some()
+                        && serves_tasks
+                        && !ctx.meta.capabilities.contains(ClientCapabilities::TASKS)
+                    {
+                        break 'answer Err(Refusal::TaskRequired);
+                    }
                     return Ok(Accepted::Listen(Subscription {
                         id: request.id,
-                        filter: filter.honoured(caps),
+                        filter: filter.honoured(caps, serves_tasks),
                         info: &self.config.info,
                     }));
                 }
@@ -358,6 +367,14 @@ impl<'c, A: Registry> Server<'c, A> {
             .tools()
             .iter()
             .any(|t| t.task_support != TaskSupport::Forbidden)
+    }
+
+    /// [`Server::serves_tasks`], and `false` in a build without the extension.
+    fn tasks_served(&self) -> bool {
+        #[cfg(feature = "tasks")]
+        return self.serves_tasks();
+        #[cfg(not(feature = "tasks"))]
+        return false;
     }
 
     /// The tool a `tools/call` names, its index, and its arguments.

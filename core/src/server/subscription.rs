@@ -36,6 +36,9 @@ pub struct Filter<'a> {
     pub resources: bool,
     /// `resourceSubscriptions` (URIs, as strings)
     pub resource_uris: Option<Array<'a>>,
+    /// `taskIds` (the Tasks extension's `notifications/tasks`, as strings): honoured only
+    /// by a server with task tools, and only for a request that declares the extension.
+    pub task_ids: Option<Array<'a>>,
 }
 
 impl<'a> Filter<'a> {
@@ -46,27 +49,29 @@ impl<'a> Filter<'a> {
             None => Some(false),
             Some(v) => v.as_bool(),
         };
-        let resource_uris = match n.get("resourceSubscriptions") {
-            None => None,
+        let strings = |key| match n.get(key) {
+            None => Some(None),
             Some(v) => {
-                let uris = v.as_array()?;
-                if uris.iter().any(|u| u.as_str().is_none()) {
+                let items = v.as_array()?;
+                if items.iter().any(|u| u.as_str().is_none()) {
                     return None;
                 }
-                Some(uris)
+                Some(Some(items))
             }
         };
         Some(Filter {
             tools: flag("toolsListChanged")?,
             prompts: flag("promptsListChanged")?,
             resources: flag("resourcesListChanged")?,
-            resource_uris,
+            resource_uris: strings("resourceSubscriptions")?,
+            task_ids: strings("taskIds")?,
         })
     }
 
     /// The subset a server with `caps` honours: list changes of advertised families whose
-    /// list announces `listChanged`, resource updates when it announces `subscribe`.
-    pub(crate) fn honoured(self, caps: ServerCapabilities) -> Self {
+    /// list announces `listChanged`, resource updates when it announces `subscribe`, task
+    /// notifications when it `serves_tasks`.
+    pub(crate) fn honoured(self, caps: ServerCapabilities, serves_tasks: bool) -> Self {
         Filter {
             tools: self.tools && caps.tools && caps.list_changed.tools,
             prompts: self.prompts && caps.prompts && caps.list_changed.prompts,
@@ -74,6 +79,7 @@ impl<'a> Filter<'a> {
             resource_uris: self
                 .resource_uris
                 .filter(|_| caps.resources && caps.subscribe),
+            task_ids: self.task_ids.filter(|_| serves_tasks),
         }
     }
 
@@ -90,6 +96,9 @@ impl<'a> Filter<'a> {
             }
             if let Some(uris) = self.resource_uris {
                 o.value("resourceSubscriptions", uris.as_value());
+            }
+            if let Some(ids) = self.task_ids {
+                o.value("taskIds", ids.as_value());
             }
         });
     }
@@ -127,8 +136,39 @@ impl<'a> Subscription<'a> {
         }
     }
 
+    /// Whether `notifications/tasks` for `task_id` belongs on this stream (the host sends it
+    /// only for a task of the stream's own caller).
+    pub fn watches_task(&self, task_id: &str) -> bool {
+        self.filter.task_ids.is_some_and(|ids| {
+            ids.iter()
+                .any(|t| t.as_str().is_some_and(|t| t.eq_str(task_id)))
+        })
+    }
+
+    /// Writes `notifications/tasks` for `task` (call only when [`Subscription::watches_task`]
+    /// it): the `DetailedTask` that `tasks/get` would answer now, with its payload.
+    #[cfg(feature = "tasks")]
+    pub fn write_task(
+        &self,
+        w: &mut Writer<'_>,
+        task: &crate::tasks::Task<'_>,
+        payload: crate::tasks::Payload<'_>,
+    ) -> Result<(), crate::tasks::PayloadMismatch> {
+        emit::notification(w);
+        w.raw(b"\"notifications/tasks\",\"params\":");
+        crate::tasks::write_detailed(w, task, payload, |o| self.meta_object(o.key("_meta")))?;
+        w.raw(b"}");
+        Ok(())
+    }
+
     fn meta(&self, w: &mut Writer<'_>) {
-        w.raw(b"\"_meta\":{\"io.modelcontextprotocol/subscriptionId\":");
+        w.raw(b"\"_meta\":");
+        self.meta_object(w);
+    }
+
+    /// The `_meta` object of every message on the stream: the subscription id.
+    fn meta_object(&self, w: &mut Writer<'_>) {
+        w.raw(b"{\"io.modelcontextprotocol/subscriptionId\":");
         self.id.write(w);
         w.raw(b"}");
     }
@@ -203,6 +243,7 @@ pub struct SubscriptionSpans {
     prompts: bool,
     resources: bool,
     resource_uris: Option<Span>,
+    task_ids: Option<Span>,
 }
 
 impl Subscription<'_> {
@@ -210,16 +251,17 @@ impl Subscription<'_> {
     /// when it does not lie in them).
     pub fn spans(&self, input: &[u8]) -> Option<SubscriptionSpans> {
         let id = IdSpan::of(input, self.id)?;
-        let resource_uris = match self.filter.resource_uris {
-            None => None,
-            Some(uris) => Some(Span::of(input, uris.as_value().raw())?),
+        let span = |strings: Option<Array<'_>>| match strings {
+            None => Some(None),
+            Some(strings) => Span::of(input, strings.as_value().raw()).map(Some),
         };
         Some(SubscriptionSpans {
             id,
             tools: self.filter.tools,
             prompts: self.filter.prompts,
             resources: self.filter.resources,
-            resource_uris,
+            resource_uris: span(self.filter.resource_uris)?,
+            task_ids: span(self.filter.task_ids)?,
         })
     }
 }
@@ -229,9 +271,9 @@ impl SubscriptionSpans {
     /// copy of them) and the server's `info`; `None` when `input` is not those bytes.
     pub fn view<'b>(&self, input: &'b [u8], info: &'b ServerInfo<'b>) -> Option<Subscription<'b>> {
         let id = self.id.parse(input)?;
-        let resource_uris = match self.resource_uris {
-            None => None,
-            Some(span) => Some(span.parse(input)?.as_array()?),
+        let array = |span: Option<Span>| match span {
+            None => Some(None),
+            Some(span) => span.parse(input)?.as_array().map(Some),
         };
         Some(Subscription {
             id,
@@ -239,7 +281,8 @@ impl SubscriptionSpans {
                 tools: self.tools,
                 prompts: self.prompts,
                 resources: self.resources,
-                resource_uris,
+                resource_uris: array(self.resource_uris)?,
+                task_ids: array(self.task_ids)?,
             },
             info,
         })
@@ -272,7 +315,7 @@ mod tests {
 
     #[test]
     fn spans_re_borrow_the_subscription_from_a_copy_of_its_bytes() {
-        let input = br#"{"id":"s\u002d1","uris":["file:///a","file:///b"]}"#;
+        let input = br#"{"id":"s\u002d1","uris":["file:///a","file:///b"],"tasks":["t\u0031"]}"#;
         let message = crate::json::parse(input, &Limits::HOST).unwrap();
         let id = Id::from_value(message.get("id").unwrap()).unwrap();
         let info = ServerInfo::new("s", "1");
@@ -283,6 +326,7 @@ mod tests {
                 prompts: false,
                 resources: true,
                 resource_uris: message.get("uris").and_then(|u| u.as_array()),
+                task_ids: message.get("tasks").and_then(|t| t.as_array()),
             },
             info: &info,
         };
@@ -299,6 +343,7 @@ mod tests {
         assert_eq!(written(&again), written(&subscription));
         assert!(again.wants(&Event::ResourceUpdated("file:///b")));
         assert!(!again.wants(&Event::PromptsListChanged));
+        assert!(again.watches_task("t1") && !again.watches_task("t2"));
         // Other bytes do not give a subscription back, and nothing panics.
         assert!(spans.view(&[b' '; 64], &info).is_none());
         assert!(spans.view(b"{}", &info).is_none());
@@ -325,16 +370,23 @@ mod tests {
             &buf[..n],
             br#"{"prompts":{"listChanged":true},"resources":{},"tools":{}}"#
         );
+        let ids = crate::json::parse(br#"["t1"]"#, &Limits::HOST).unwrap();
         let everything = Filter {
             tools: true,
             prompts: true,
             resources: true,
             resource_uris: None,
+            task_ids: ids.as_array(),
         };
-        let honoured = everything.honoured(caps);
+        let honoured = everything.honoured(caps, false);
         assert_eq!(
             (honoured.tools, honoured.prompts, honoured.resources),
             (false, true, false)
         );
+        assert!(
+            honoured.task_ids.is_none(),
+            "no task tools, no task notifications"
+        );
+        assert!(everything.honoured(caps, true).task_ids.is_some());
     }
 }

@@ -42,6 +42,7 @@ use crate::legacy::sessions::Sessions;
 use crate::message::written_within;
 use crate::server_slot::ServerSlot;
 use crate::tasks::TaskHost;
+use crate::tasks::{self, TaskFeed};
 
 /// Errors a request body may fail with.
 type BoxError = Box<dyn std::error::Error + Send + Sync>;
@@ -515,8 +516,10 @@ async fn run<A: AsyncHandler + 'static>(
         }
         Ok(Ok(Accepted::Listen(subscription))) => {
             let events = inner.events.as_ref().map(EventBus::subscribe);
+            let tasks = TaskFeed::of(&inner.tasks, &subscription, principal.clone());
             let stream = Listen {
                 subscription,
+                tasks,
                 outputs: &outputs,
                 closing: shared.closing.subscribe(),
                 events,
@@ -559,6 +562,8 @@ enum Diverted<'a> {
 /// (and keep-alives) until the service closes streams, then the closing response.
 struct Listen<'a, 'o> {
     subscription: Subscription<'a>,
+    /// The changes of the tasks it watches (`taskIds`).
+    tasks: Option<TaskFeed>,
     outputs: &'o mpsc::Sender<Out>,
     closing: watch::Receiver<bool>,
     events: Option<broadcast::Receiver<ServerEvent>>,
@@ -571,6 +576,11 @@ impl Listen<'_, '_> {
     async fn run(mut self) {
         let sub = self.subscription;
         self.send_written(|w| sub.write_acknowledged(w)).await;
+        if let Some(tasks) = &self.tasks {
+            for message in tasks.all(&sub).await {
+                self.send(message).await;
+            }
+        }
         let mut keep_alive = self
             .keep_alive
             .map(|every| tokio::time::interval_at(Instant::now() + every, every));
@@ -589,6 +599,11 @@ impl Listen<'_, '_> {
                         self.send_written(|w| sub.write_event(&event.as_event(), w)).await;
                     }
                 }
+                messages = tasks::next_of(&mut self.tasks, &sub) => {
+                    for message in messages {
+                        self.send(message).await;
+                    }
+                }
                 () = tick(&mut keep_alive) => {
                     let _ = self.outputs.send(Out::KeepAlive).await;
                 }
@@ -598,6 +613,15 @@ impl Listen<'_, '_> {
             let reply = Bytes::from(reply);
             let _ = self.outputs.send(Out::Reply(reply, StatusCode::OK)).await;
         }
+    }
+
+    /// Queues one message written already, if it is within `most`.
+    async fn send(&self, message: Vec<u8>) {
+        if message.len() > self.most {
+            tracing::warn!(required = message.len(), "notification too large");
+            return;
+        }
+        let _ = self.outputs.send(Out::Event(Bytes::from(message))).await;
     }
 
     /// Writes one event, in a buffer of its own size (a stream that waits for events holds

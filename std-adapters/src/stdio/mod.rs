@@ -76,7 +76,7 @@ use crate::message;
 use legacy::{Legacy, Read};
 
 use crate::in_flight::{InFlight, RequestKey, Stop};
-use crate::tasks::TaskHost;
+use crate::tasks::{self, TaskFeed, TaskHost};
 use bytes::Bytes;
 pub use config::StdioConfig;
 use lines::{Line, Lines};
@@ -583,9 +583,9 @@ impl<A: AsyncHandler + 'static> Session<A> {
             .await
     }
 
-    /// A `subscriptions/listen`: without a bus, acknowledged and closed at once; with one, a
-    /// stream in a task of its own, which keeps a copy of the line and re-borrows the
-    /// subscription from it by its spans (the line is parsed once).
+    /// A `subscriptions/listen`: without a bus or watched tasks, acknowledged and closed at
+    /// once; with either, a stream in a task of its own, which keeps a copy of the line and
+    /// re-borrows the subscription from it by its spans (the line is parsed once).
     async fn listen(
         self: &Arc<Self>,
         subscription: &Subscription<'_>,
@@ -593,8 +593,10 @@ impl<A: AsyncHandler + 'static> Session<A> {
         ticket: u64,
         out: &mut [u8],
     ) -> Result<(), Closed> {
-        let held = self.events.as_ref().zip(subscription.spans(line));
-        let Some((bus, spans)) = held else {
+        let tasks = TaskFeed::of(&self.tasks, subscription, None);
+        let watched = (self.events.is_some() || tasks.is_some()).then_some(());
+        let held = watched.and(subscription.spans(line));
+        let Some(spans) = held else {
             for unheld in subscription.unheld() {
                 self.output.send_written(out, |w| unheld.write(w)).await?;
             }
@@ -605,7 +607,8 @@ impl<A: AsyncHandler + 'static> Session<A> {
         self.in_flight.admit(key.clone(), ticket, Stop::Task(stop));
         let stream = ListenTask {
             session: Arc::clone(self),
-            events: Some(bus.subscribe()),
+            events: self.events.as_ref().map(EventBus::subscribe),
+            tasks,
             closing: self.closing.subscribe(),
             cancel,
             line: line.to_vec(),
@@ -666,6 +669,8 @@ impl<A: AsyncHandler + 'static> Runner for SlotRunner<'_, '_, '_, A> {
 struct ListenTask<A: 'static> {
     session: Arc<Session<A>>,
     events: Option<broadcast::Receiver<ServerEvent>>,
+    /// The changes of the tasks it watches (`taskIds`).
+    tasks: Option<TaskFeed>,
     closing: watch::Receiver<bool>,
     cancel: oneshot::Receiver<()>,
     /// A copy of the request's line, and where the subscription lies in it.
@@ -698,6 +703,13 @@ impl<A: AsyncHandler + 'static> ListenTask<A> {
         {
             return;
         }
+        if let Some(tasks) = &self.tasks {
+            for message in tasks.all(&sub).await {
+                if output.send(&message).await.is_err() {
+                    return;
+                }
+            }
+        }
         loop {
             if self.cancel.try_recv().is_ok() {
                 tracing::debug!(request = ?self.key, "subscription cancelled; no response");
@@ -724,6 +736,16 @@ impl<A: AsyncHandler + 'static> ListenTask<A> {
                         sent = output
                             .send_grown(out, most, |w| sub.write_event(&event.as_event(), w))
                             .await;
+                        if sent.is_err() {
+                            break;
+                        }
+                    }
+                    sent
+                }
+                messages = tasks::next_of(&mut self.tasks, &sub) => {
+                    let mut sent = Ok(());
+                    for message in messages {
+                        sent = output.send(&message).await;
                         if sent.is_err() {
                             break;
                         }

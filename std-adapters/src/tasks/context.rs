@@ -90,7 +90,11 @@ impl TaskContext {
         }
         let store = self.host.store();
         let kept = store.set_message(&self.task_id, message[..end].to_owned(), time::now_ms());
-        kept.await
+        let kept = kept.await;
+        if kept {
+            self.host.changed(&self.task_id);
+        }
+        kept
     }
 
     /// Whether the client has cancelled the task.

@@ -13,6 +13,7 @@
 //! cancellation.
 
 mod context;
+mod feed;
 mod memory;
 mod store;
 mod time;
@@ -27,12 +28,13 @@ use snodo_core::json::{self, Limits, Writer};
 use snodo_core::rpc::{self, Id};
 use snodo_core::server::{Accepted, Call, Handled, Round, Server, TaskSupport};
 use snodo_core::tasks::{self as wire, Payload, Status, Task, TaskMethod, TaskRequest};
-use tokio::sync::{Notify, watch};
+use tokio::sync::{Notify, broadcast, watch};
 
 use crate::handler::{AppRunner, AsyncHandler};
 use crate::message::written;
 
 pub use context::TaskContext;
+pub(crate) use feed::{TaskFeed, next_of};
 pub use memory::MemoryTaskStore;
 pub use store::{StoreFull, StoreFuture, Submitted, TaskRecord, TaskStore};
 
@@ -88,7 +90,13 @@ struct HostInner {
     /// The work of each task running in this process: woken when its input is answered,
     /// told when it is cancelled, and aborted when it outlives the grace that follows.
     running: Mutex<HashMap<String, Running>>,
+    /// The id of each task that changed, for `notifications/tasks` streams.
+    changes: broadcast::Sender<Arc<str>>,
 }
+
+/// Task changes a `subscriptions/listen` stream may fall behind by before it is sent every
+/// task it watches.
+const CHANGES_CAPACITY: usize = 256;
 
 struct Running {
     wake: Arc<Notify>,
@@ -131,6 +139,7 @@ impl TaskHost {
                 store,
                 limits,
                 running: Mutex::new(HashMap::new()),
+                changes: broadcast::channel(CHANGES_CAPACITY).0,
             }),
         }
     }
@@ -142,6 +151,12 @@ impl TaskHost {
 
     fn store(&self) -> &dyn TaskStore {
         &*self.inner.store
+    }
+
+    /// Tells the streams that watch `task_id` that it changed.
+    fn changed(&self, task_id: &str) {
+        // No stream listening is not an error.
+        let _ = self.inner.changes.send(task_id.into());
     }
 
     fn running(&self) -> std::sync::MutexGuard<'_, HashMap<String, Running>> {
@@ -256,15 +271,20 @@ impl TaskHost {
                         if let Some(running) = self.running().get(task_id) {
                             running.wake.notify_one();
                         }
+                        self.changed(task_id);
                         true
                     }
-                    Some(Submitted::Kept) => true,
+                    Some(Submitted::Kept) => {
+                        self.changed(task_id);
+                        true
+                    }
                     None => false,
                 }
             }
             TaskMethod::Cancel => match store.cancel(task_id, principal, now).await {
                 Some(_) => {
                     self.stop(task_id);
+                    self.changed(task_id);
                     true
                 }
                 None => false,
@@ -379,6 +399,17 @@ impl Timestamps {
 
 /// The `tasks/get` response for `record`.
 fn got(id: Id<'_>, record: &TaskRecord) -> Vec<u8> {
+    detailed(record, |task, payload| {
+        written(|w: &mut Writer<'_>| {
+            if wire::write_got(w, id, task, payload).is_err() {
+                wire::write_unknown_task(w, Some(id));
+            }
+        })
+    })
+}
+
+/// What `write` makes of `record` as a `DetailedTask`: the task and its status's payload.
+fn detailed<T>(record: &TaskRecord, write: impl FnOnce(&Task<'_>, Payload<'_>) -> T) -> T {
     let timestamps = Timestamps::of(record);
     let task = timestamps.task(record);
     // Payloads were written by this host as JSON; one that does not read (a foreign store's
@@ -400,11 +431,7 @@ fn got(id: Id<'_>, record: &TaskRecord) -> Vec<u8> {
         (Status::Failed, Some(v)) => Payload::Error(v),
         _ => Payload::None,
     };
-    written(|w: &mut Writer<'_>| {
-        if wire::write_got(w, id, &task, payload).is_err() {
-            wire::write_unknown_task(w, Some(id));
-        }
-    })
+    write(&task, payload)
 }
 
 /// Of the input requests `requests` (a JSON object), those whose keys are `pending`: an

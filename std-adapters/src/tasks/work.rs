@@ -54,6 +54,9 @@ impl<A: AsyncHandler + 'static> Work<A> {
         let finished = store
             .finish(&self.task_id, status, payload, message, now)
             .await;
+        if finished {
+            self.host.changed(&self.task_id);
+        }
         tracing::debug!(task = %self.task_id, ?status, finished, "task ended");
     }
 
@@ -112,10 +115,12 @@ impl<A: AsyncHandler + 'static> Work<A> {
         if !store.park(&self.task_id, text, keys, time::now_ms()).await {
             return None;
         }
+        self.host.changed(&self.task_id);
         loop {
             // Registered before the check, so an answer between the two is not missed.
             let woken = self.wake.notified();
             if let Some(answers) = store.resume(&self.task_id, time::now_ms()).await {
+                self.host.changed(&self.task_id);
                 let mut responses = Map::new();
                 for (key, response) in answers {
                     let Some(key) = key.strip_prefix(&prefix) else {
