@@ -585,3 +585,27 @@ async fn watching_tasks_without_declaring_the_extension_is_refused() {
         json!({"io.modelcontextprotocol/tasks": {}})
     );
 }
+
+#[tokio::test]
+async fn past_the_running_bound_calls_answer_in_their_request_until_a_task_ends() {
+    let limits = TaskLimits {
+        max_running: 1,
+        ..TaskLimits::default()
+    };
+    let at = endpoint(limits).await;
+    let running = created(&at.call("alice", "job").await);
+    // Another caller is not held back by alice's bound, but by the server's running one.
+    assert_eq!(
+        first_text(&at.call("bob", "job").await),
+        "done in the request"
+    );
+    let refused = at.call("bob", "must").await;
+    assert_eq!(
+        refused["error"]["message"], "The server runs too many tasks; retry later",
+        "{refused}"
+    );
+    at.probes.gate.notify_one();
+    at.until("alice", &running, "completed").await;
+    at.no_work_left().await;
+    created(&at.call("bob", "job").await);
+}

@@ -20,6 +20,7 @@ mod time;
 mod work;
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -28,7 +29,7 @@ use snodo_core::json::{self, Limits, Writer};
 use snodo_core::rpc::{self, Id};
 use snodo_core::server::{Accepted, Call, Handled, Round, Server, TaskSupport};
 use snodo_core::tasks::{self as wire, Payload, Status, Task, TaskMethod, TaskRequest};
-use tokio::sync::{Notify, broadcast, watch};
+use tokio::sync::{Notify, Semaphore, broadcast, watch};
 
 use crate::handler::{AppRunner, AsyncHandler};
 use crate::message::written;
@@ -45,6 +46,9 @@ pub struct TaskLimits {
     pub max_tasks: usize,
     /// Tasks one principal may hold at once (default 64).
     pub max_per_principal: usize,
+    /// Tasks whose work runs (or waits for input) in this process at once (default 64).
+    /// Each round of a running task's work holds a reply buffer of `max_result_bytes`.
+    pub max_running: usize,
     /// How long a task stays after its creation, in milliseconds (default 10 minutes).
     pub ttl_ms: u64,
     /// The `pollIntervalMs` a client is told (default 500).
@@ -67,6 +71,7 @@ impl Default for TaskLimits {
         TaskLimits {
             max_tasks: 1024,
             max_per_principal: 64,
+            max_running: 64,
             ttl_ms: 600_000,
             poll_interval_ms: 500,
             max_input_bytes: 64 * 1024,
@@ -92,7 +97,14 @@ struct HostInner {
     running: Mutex<HashMap<String, Running>>,
     /// The id of each task that changed, for `notifications/tasks` streams.
     changes: broadcast::Sender<Arc<str>>,
+    /// When the store last forgot its expired tasks (Unix milliseconds).
+    swept_at_ms: AtomicU64,
+    /// One permit per task whose work may run at once (`max_running`).
+    slots: Arc<Semaphore>,
 }
+
+/// How often the store is swept of expired tasks, at most (on the next task created).
+const SWEEP_EVERY_MS: u64 = 60_000;
 
 /// Task changes a `subscriptions/listen` stream may fall behind by before it is sent every
 /// task it watches.
@@ -125,6 +137,8 @@ impl Default for TaskHost {
 pub(crate) enum NotCreated {
     /// The store holds as many as it may.
     Full(StoreFull),
+    /// As many tasks run in this process as may (`max_running`).
+    Busy,
     /// The OS random source failed: no unguessable id can be made.
     NoRandom,
     /// The bytes given hold no request (a host's mistake).
@@ -140,6 +154,10 @@ impl TaskHost {
                 limits,
                 running: Mutex::new(HashMap::new()),
                 changes: broadcast::channel(CHANGES_CAPACITY).0,
+                swept_at_ms: AtomicU64::new(time::now_ms()),
+                slots: Arc::new(Semaphore::new(
+                    limits.max_running.min(Semaphore::MAX_PERMITS),
+                )),
             }),
         }
     }
@@ -180,6 +198,11 @@ impl TaskHost {
             _ => return Err(NotCreated::NotARequest),
         };
         let now = time::now_ms();
+        // Held by the work until it ends: at most `max_running` at once, exactly.
+        let slot = Arc::clone(&self.inner.slots)
+            .try_acquire_owned()
+            .map_err(|_| NotCreated::Busy)?;
+        self.sweep_now_and_then(now).await;
         let record = TaskRecord {
             task_id: new_task_id().ok_or(NotCreated::NoRandom)?,
             principal: principal.clone(),
@@ -210,9 +233,14 @@ impl TaskHost {
             host: self.clone(),
             server,
             context: TaskContext::new(self.clone(), Arc::clone(&task_id), cancelled),
-            task_id,
+            task_id: Arc::clone(&task_id),
             principal,
             wake: Arc::clone(&wake),
+            ending: work::Ending {
+                host: self.clone(),
+                task_id,
+                slot: Some(slot),
+            },
         };
         // Registered before it can finish: its end removes it.
         let mut running = self.running();
@@ -310,6 +338,7 @@ impl TaskHost {
             let why = match full {
                 NotCreated::Full(StoreFull::Principal) => "This caller holds too many tasks",
                 NotCreated::Full(StoreFull::Server) => "The server holds too many tasks",
+                NotCreated::Busy => "The server runs too many tasks; retry later",
                 NotCreated::NoRandom | NotCreated::NotARequest => "The server cannot create tasks",
             };
             written(|w| rpc::write_error(w, id, rpc::ErrorCode::INTERNAL_ERROR, why, None))
@@ -352,6 +381,24 @@ impl TaskHost {
             tokio::time::sleep(grace).await;
             abort.abort();
         });
+    }
+
+    /// Forgets expired tasks when the last sweep is [`SWEEP_EVERY_MS`] old, so that a store
+    /// which does not forget them on its own (a database) is swept as tasks are created.
+    async fn sweep_now_and_then(&self, now: u64) {
+        let last = self.inner.swept_at_ms.load(Ordering::Relaxed);
+        if now.saturating_sub(last) < SWEEP_EVERY_MS {
+            return;
+        }
+        let swept = &self.inner.swept_at_ms;
+        // One caller sweeps; the others go on.
+        if swept
+            .compare_exchange(last, now, Ordering::Relaxed, Ordering::Relaxed)
+            .is_ok()
+        {
+            let forgotten = self.inner.store.sweep(now).await;
+            tracing::debug!(forgotten, "expired tasks swept");
+        }
     }
 
     /// Forgets the work of `task_id` (it ended, or was dropped).

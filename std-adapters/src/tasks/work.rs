@@ -8,7 +8,7 @@ use bytes::Bytes;
 use serde_json::{Map, Value};
 use snodo_core::server::{Accepted, Handled, Principal, Round, Server};
 use snodo_core::tasks::Status;
-use tokio::sync::Notify;
+use tokio::sync::{Notify, OwnedSemaphorePermit};
 
 use super::{TaskContext, TaskHost, time};
 use crate::clock::unix_seconds;
@@ -23,6 +23,9 @@ pub(super) struct Work<A: 'static> {
     pub(super) principal: Option<String>,
     /// Notified when every pending input request is answered.
     pub(super) wake: Arc<Notify>,
+    /// However the work ends (finished, dropped by the grace before or after it started,
+    /// or a handler's panic), the host forgets it and its running slot is given back.
+    pub(super) ending: Ending,
 }
 
 /// What one round of the work came to.
@@ -37,12 +40,6 @@ impl<A: AsyncHandler + 'static> Work<A> {
     /// Runs the rounds to the end and records it. After a cancellation, what it comes to
     /// is not recorded (the task is `cancelled` already); past the grace it is dropped.
     pub(super) async fn run(self, request: Bytes) {
-        // However the work ends (finished, dropped by the grace, or a handler's panic), the
-        // host forgets it.
-        let _ending = Ending {
-            host: self.host.clone(),
-            task_id: Arc::clone(&self.task_id),
-        };
         let (status, payload) = self.rounds(request).await;
         let store = &*self.host.inner.store;
         // A failure's message is the task's statusMessage too, as the extension suggests.
@@ -171,14 +168,17 @@ impl<A: AsyncHandler + 'static> Work<A> {
     }
 }
 
-/// Forgets a task's work when dropped.
-struct Ending {
-    host: TaskHost,
-    task_id: Arc<str>,
+/// Forgets a task's work when dropped, its running slot given back first: once the work is
+/// gone from [`TaskHost::running_work`], a new task can start.
+pub(super) struct Ending {
+    pub(super) host: TaskHost,
+    pub(super) task_id: Arc<str>,
+    pub(super) slot: Option<OwnedSemaphorePermit>,
 }
 
 impl Drop for Ending {
     fn drop(&mut self) {
+        drop(self.slot.take());
         self.host.ended(&self.task_id);
     }
 }

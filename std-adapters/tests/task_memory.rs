@@ -1,0 +1,179 @@
+//! What a flood of tasks costs, measured on the `preferences` example as a process (its
+//! resident memory from `/proc/PID/status`), over stdio.
+//!
+//! The flood is a careless client's: a thousand `report` calls declaring the Tasks
+//! extension, far past the 64 tasks one caller may hold (`TaskLimits::max_per_principal`),
+//! then for each task it holds oversized `tasks/update`s (past `max_input_bytes`) and
+//! `tasks/get`s as fast as it can write them. Every call is answered (as a task, or in its
+//! request once the caller's bound is reached), no more tasks exist than the bound, every
+//! oversized answer is refused, and the server stays small throughout.
+#![cfg(target_os = "linux")]
+
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader, Write};
+use std::process::Stdio;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, mpsc};
+
+use serde_json::{Value, json};
+
+#[path = "http_client/process.rs"]
+mod process;
+use process::{Child, example};
+
+const MIB: u64 = 1 << 20;
+/// The bound the server's resident memory stays under at every point of the flood.
+const MOST_RESIDENT: u64 = 64 * MIB;
+const CALLS: u64 = 1000;
+/// `TaskLimits::max_per_principal`, the example's default (stdio has one caller).
+const PER_CALLER: u64 = 64;
+const UPDATES_PER_TASK: u64 = 4;
+const GETS_PER_TASK: u64 = 16;
+/// An `inputResponses` past `TaskLimits::max_input_bytes` (64 KiB), within a stdio line.
+const HUGE: usize = 80 * 1024;
+
+fn resident(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("the server runs");
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().strip_suffix("kB"))
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .expect("a VmRSS line")
+        * 1024
+}
+
+fn declaring(id: u64, method: &str, mut params: Value) -> String {
+    params["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {
+            "elicitation": {"form": {}},
+            "extensions": {"io.modelcontextprotocol/tasks": {}}
+        }
+    });
+    json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string()
+}
+
+#[test]
+fn a_flood_of_task_calls_updates_and_polls_meets_every_bound_and_stays_small() {
+    let mut child = Child(
+        example()
+            .arg("--stdio")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("starts"),
+    );
+    let pid = child.0.id();
+    let mut stdin = child.0.stdin.take().unwrap();
+    let stdout = BufReader::new(child.0.stdout.take().unwrap());
+    // The reader keeps every response by id and samples the server's memory as it reads.
+    let peak = Arc::new(AtomicU64::new(0));
+    let (responses, received) = mpsc::channel::<Value>();
+    let sampled = Arc::clone(&peak);
+    let reader = std::thread::spawn(move || {
+        for (n, line) in stdout.lines().enumerate() {
+            let Ok(line) = line else { break };
+            if n % 16 == 0 {
+                sampled.fetch_max(resident(pid), Ordering::Relaxed);
+            }
+            let message: Value = serde_json::from_str(&line).expect("JSON lines");
+            if responses.send(message).is_err() {
+                break;
+            }
+        }
+    });
+    let mut answers = HashMap::new();
+    let wait_for = |ids: std::ops::Range<u64>, answers: &mut HashMap<u64, Value>| {
+        while !ids.clone().all(|id| answers.contains_key(&id)) {
+            let message = received
+                .recv_timeout(std::time::Duration::from_secs(60))
+                .expect("every request is answered");
+            if let Some(id) = message["id"].as_u64() {
+                answers.insert(id, message);
+            }
+        }
+    };
+
+    // Warm: the server is up and has answered once before its start is read.
+    writeln!(
+        stdin,
+        "{}",
+        declaring(CALLS + 1_000_000, "server/discover", json!({}))
+    )
+    .unwrap();
+    wait_for(CALLS + 1_000_000..CALLS + 1_000_001, &mut answers);
+    let start = resident(pid);
+    for id in 0..CALLS {
+        let args = json!({"name": "report", "arguments": {"topic": "flood", "seconds": 0}});
+        writeln!(stdin, "{}", declaring(id, "tools/call", args)).unwrap();
+    }
+    wait_for(0..CALLS, &mut answers);
+    let tasks: Vec<String> = (0..CALLS)
+        .filter_map(|id| {
+            let result = &answers[&id]["result"];
+            (result["resultType"] == "task").then(|| result["taskId"].as_str().unwrap().to_owned())
+        })
+        .collect();
+    let in_request = (0..CALLS)
+        .filter(|id| answers[id]["result"]["resultType"] == "input_required")
+        .count() as u64;
+    assert_eq!(
+        tasks.len() as u64,
+        PER_CALLER,
+        "tasks up to the caller's bound"
+    );
+    assert_eq!(
+        in_request,
+        CALLS - PER_CALLER,
+        "the rest answered in the request"
+    );
+
+    let huge = "x".repeat(HUGE);
+    let mut id = CALLS;
+    let first_poll = id;
+    for task in &tasks {
+        for _ in 0..UPDATES_PER_TASK {
+            let responses = json!({"r1.detail": {"action": "accept", "content": {"pad": huge}}});
+            let update = json!({"taskId": task, "inputResponses": responses});
+            writeln!(stdin, "{}", declaring(id, "tasks/update", update)).unwrap();
+            id += 1;
+        }
+        for _ in 0..GETS_PER_TASK {
+            writeln!(
+                stdin,
+                "{}",
+                declaring(id, "tasks/get", json!({"taskId": task}))
+            )
+            .unwrap();
+            id += 1;
+        }
+    }
+    wait_for(first_poll..id, &mut answers);
+    let per_task = UPDATES_PER_TASK + GETS_PER_TASK;
+    for (n, id) in (first_poll..id).enumerate() {
+        let answer = &answers[&id];
+        if (n as u64) % per_task < UPDATES_PER_TASK {
+            assert_eq!(answer["error"]["code"], -32602, "too large: {answer}");
+        } else {
+            // Polled faster than pollIntervalMs: answered all the same, still waiting.
+            assert_eq!(answer["result"]["status"], "input_required", "{answer}");
+        }
+    }
+    let peak = peak.load(Ordering::Relaxed).max(resident(pid));
+    println!(
+        "{CALLS} calls, {PER_CALLER} tasks, {} polls: resident {:.1} MiB at start, {:.1} MiB at peak",
+        id - first_poll,
+        start as f64 / MIB as f64,
+        peak as f64 / MIB as f64
+    );
+    assert!(
+        peak < MOST_RESIDENT,
+        "resident {} MiB at peak, past {} MiB",
+        peak / MIB,
+        MOST_RESIDENT / MIB
+    );
+    drop(stdin);
+    let _ = reader.join();
+}
