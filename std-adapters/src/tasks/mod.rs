@@ -236,7 +236,7 @@ impl TaskHost {
             task_id: Arc::clone(&task_id),
             principal,
             wake: Arc::clone(&wake),
-            ending: work::Ending {
+            _ending: work::Ending {
                 host: self.clone(),
                 task_id,
                 slot: Some(slot),

@@ -25,7 +25,7 @@ pub(super) struct Work<A: 'static> {
     pub(super) wake: Arc<Notify>,
     /// However the work ends (finished, dropped by the grace before or after it started,
     /// or a handler's panic), the host forgets it and its running slot is given back.
-    pub(super) ending: Ending,
+    pub(super) _ending: Ending,
 }
 
 /// What one round of the work came to.
