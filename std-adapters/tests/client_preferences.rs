@@ -383,3 +383,43 @@ async fn progress_reaches_the_notification_callback_over_stdio() {
 async fn progress_reaches_the_notification_callback_over_http() {
     progress_reaches_the_notification_callback(Transport::Http).await;
 }
+
+/// The example's `report` called by a client that takes tasks: the example makes the call a
+/// task, and the client answers its question with the form handler (that the client follows
+/// a task rather than an answer in the request is shown in `http_tasks.rs`, where the tool
+/// tells the two apart).
+async fn the_report_as_a_task(transport: Transport) {
+    let asked = Arc::new(Mutex::new(Vec::new()));
+    let recorded = Arc::clone(&asked);
+    let builder = Client::builder("snodo-client-tests", "0.1.0")
+        .timeout(Some(Duration::from_secs(30)))
+        .tasks(true)
+        .on_form(move |form: FormRequest| {
+            recorded.lock().unwrap().push(form.message.clone());
+            async { Ok(ElicitResult::accept(json!({"detailed": true}))) }
+        });
+    let Connected { client, _server } = connect(transport, builder).await;
+    let report = client
+        .call_tool("report", json!({"topic": "tides", "seconds": 0}))
+        .await
+        .expect("the task completes");
+    assert_eq!(
+        report["content"][0]["text"],
+        "Report on tides: three sources read. Detailed figures included."
+    );
+    assert_eq!(
+        *asked.lock().unwrap(),
+        ["Include the detailed figures in the report?"]
+    );
+    client.close().await;
+}
+
+#[tokio::test]
+async fn a_client_that_takes_tasks_gets_the_report_over_stdio() {
+    the_report_as_a_task(Transport::Stdio).await;
+}
+
+#[tokio::test]
+async fn a_client_that_takes_tasks_gets_the_report_over_http() {
+    the_report_as_a_task(Transport::Http).await;
+}

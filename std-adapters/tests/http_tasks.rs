@@ -609,3 +609,94 @@ async fn past_the_running_bound_calls_answer_in_their_request_until_a_task_ends(
     at.no_work_left().await;
     created(&at.call("bob", "job").await);
 }
+
+/// Our client, as `user`, taking tasks when `tasks`, confirming every form.
+fn client_of(at: &Endpoint, user: &'static str, tasks: bool) -> snodo_std::client::Client {
+    use snodo_std::client::{Client, ElicitResult, Negotiation};
+    Client::builder("tasks-tests", "0.1.0")
+        .negotiation(Negotiation::Modern)
+        .timeout(Some(PATIENCE))
+        .tasks(tasks)
+        .http_header(
+            http::HeaderName::from_static("x-user"),
+            http::HeaderValue::from_static(user),
+        )
+        .on_form(|_| async { Ok(ElicitResult::accept(json!({"ok": true}))) })
+        .http(&format!("http://{}/mcp", at.addr))
+        .expect("a client")
+}
+
+/// Limits under which our client polls often.
+fn polled_often() -> TaskLimits {
+    TaskLimits {
+        poll_interval_ms: 10,
+        cancel_grace_ms: 0,
+        ..TaskLimits::default()
+    }
+}
+
+#[tokio::test]
+async fn our_client_follows_a_call_that_became_a_task_to_its_result() {
+    let at = endpoint(polled_often()).await;
+    let client = client_of(&at, "alice", true);
+    // A permit given ahead: the task's work finishes as soon as it runs.
+    at.probes.gate.notify_one();
+    let done = client
+        .call_tool("job", json!({}))
+        .await
+        .expect("the task's result");
+    assert_eq!(first_text(&json!({ "result": done })), "done as a task");
+    // Without the extension the same call answers in its request.
+    let plain = client_of(&at, "alice", false);
+    let done = plain.call_tool("job", json!({})).await.expect("a result");
+    assert_eq!(
+        first_text(&json!({ "result": done })),
+        "done in the request"
+    );
+}
+
+#[tokio::test]
+async fn our_client_answers_a_tasks_input_with_its_handlers() {
+    let at = endpoint(polled_often()).await;
+    let client = client_of(&at, "alice", true);
+    let done = client
+        .call_tool("ask", json!({}))
+        .await
+        .expect("the task's result");
+    assert_eq!(first_text(&json!({ "result": done })), "went ahead");
+}
+
+#[tokio::test]
+async fn our_client_reports_a_failed_task_as_the_servers_error() {
+    let at = endpoint(polled_often()).await;
+    let client = client_of(&at, "alice", true);
+    let failed = client.call_tool("broken", json!({})).await.unwrap_err();
+    assert_eq!(failed.code(), Some(-32602), "{failed}");
+    assert!(
+        failed.to_string().contains("The report's source is gone"),
+        "{failed}"
+    );
+}
+
+#[tokio::test]
+async fn dropping_our_clients_call_cancels_its_task() {
+    let at = endpoint(polled_often()).await;
+    let client = Arc::new(client_of(&at, "alice", true));
+    let dropped = at.probes.dropped.notified();
+    let calling = Arc::clone(&client);
+    let call = tokio::spawn(async move { calling.call_tool("job", json!({})).await });
+    // The task exists once its work runs; the call is dropped while it polls.
+    let created = async {
+        while at.host.running_work() == 0 {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    };
+    tokio::time::timeout(PATIENCE, created)
+        .await
+        .expect("the task started");
+    call.abort();
+    tokio::time::timeout(PATIENCE, dropped)
+        .await
+        .expect("tasks/cancel reached the server and the work was dropped");
+    at.no_work_left().await;
+}

@@ -227,7 +227,7 @@ impl<'c, 'o> Exchange<'c, 'o> {
         self.phase = match reply {
             Reply::InputRequired(_) => Phase::Retry,
             Reply::VersionRetry => Phase::Start,
-            Reply::Complete(_) | Reply::Error(_) => Phase::Done,
+            Reply::Complete(_) | Reply::Task(_) | Reply::Error(_) => Phase::Done,
         };
         Ok(reply)
     }
@@ -290,6 +290,10 @@ impl<'c, 'o> Exchange<'c, 'o> {
         })?;
         if kind.eq_str("complete") {
             return Ok(Reply::Complete(result));
+        }
+        let tasks = self.capabilities.contains(ClientCapabilities::TASKS);
+        if kind.eq_str("task") && tasks && !self.legacy {
+            return Ok(Reply::Task(result));
         }
         if !kind.eq_str("input_required") {
             return Err(ClientError::UnknownResultType);

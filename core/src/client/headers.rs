@@ -4,7 +4,7 @@
 //! - `MCP-Protocol-Version`: the body's `_meta` protocol version;
 //! - `Mcp-Method`: the body's `method`;
 //! - `Mcp-Name`: `params.name` for `tools/call` and `prompts/get`, `params.uri` for
-//!   `resources/read`;
+//!   `resources/read`, `params.taskId` for the Tasks extension's `tasks/*`;
 //! - `Mcp-Param-{Name}`: for `tools/call`, every argument whose property in the tool's
 //!   `inputSchema` carries `x-mcp-header: "{Name}"`, reached from the root through
 //!   `properties` alone; an absent or `null` argument sends no header. Strings go as they
@@ -247,6 +247,8 @@ pub fn request_headers<'a>(
         Some("name")
     } else if method.eq_str("resources/read") {
         Some("uri")
+    } else if method.raw().starts_with(b"tasks/") {
+        Some("taskId")
     } else {
         None
     };

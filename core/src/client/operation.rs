@@ -26,6 +26,8 @@ enum Body<'o> {
     Prompt(&'o str, Option<Object<'o>>),
     /// The members of an object, copied.
     Params(Option<Object<'o>>),
+    /// `{"taskId":…[,"inputResponses":{…}]}`
+    Task(&'o str, Option<Object<'o>>),
 }
 
 /// `params` members the driver writes itself and never copies from the caller.
@@ -84,6 +86,17 @@ impl<'o> Operation<'o> {
     /// [`Operation::with_meta`]).
     pub const fn request(method: &'o str, params: Option<Object<'o>>) -> Self {
         Self::new(method, Body::Params(params))
+    }
+
+    /// A request of the Tasks extension about `task_id` (`tasks/get`, `tasks/cancel`), or
+    /// `tasks/update` with its `input_responses`: the one request whose `inputResponses`
+    /// the caller writes, since it answers a task and not this request.
+    pub const fn task(
+        method: &'o str,
+        task_id: &'o str,
+        input_responses: Option<Object<'o>>,
+    ) -> Self {
+        Self::new(method, Body::Task(task_id, input_responses))
     }
 
     const fn new(method: &'o str, body: Body<'o>) -> Self {
@@ -156,6 +169,12 @@ impl<'o> Operation<'o> {
                 o.str("name", name);
                 if let Some(arguments) = arguments {
                     o.value("arguments", arguments.as_value());
+                }
+            }
+            Body::Task(task_id, input_responses) => {
+                o.str("taskId", task_id);
+                if let Some(responses) = input_responses {
+                    o.value("inputResponses", responses.as_value());
                 }
             }
             Body::Params(params) => {

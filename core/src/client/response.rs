@@ -9,6 +9,11 @@ use crate::json::{JsonStr, Object, Value};
 pub enum Reply<'r> {
     /// The final result: one without `resultType`, or with `resultType: "complete"`.
     Complete(Object<'r>),
+    /// The call became a task of the Tasks extension (`resultType: "task"`, the flat
+    /// `CreateTaskResult`): poll `tasks/get` with its `taskId`. Only when the operation
+    /// declared [`ClientCapabilities::TASKS`]; a server that answers a task to any other
+    /// request is [`ClientError::UnknownResultType`].
+    Task(Object<'r>),
     /// The server needs input before it can finish: answer the input requests (if any) and
     /// send the retry ([`Exchange::write_retry`](super::Exchange::write_retry)).
     InputRequired(InputRequired<'r>),

@@ -80,6 +80,8 @@ pub fn run<'r, T: Transport, H: InputHandler + ?Sized>(
         })?;
         match exchange.read_response(received)? {
             Reply::Complete(_) => break n,
+            // This runner does not poll tasks (its handler never declares the extension).
+            Reply::Task(_) => return Err(ClientError::UnknownResultType.into()),
             Reply::Error(e) => return Err(ClientError::Server { code: e.code }.into()),
             Reply::VersionRetry => len = exchange.write_request(ids.next_id(), out)?,
             Reply::InputRequired(input) => {

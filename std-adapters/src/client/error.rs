@@ -77,6 +77,8 @@ pub enum ClientError {
     /// The connection to the server is closed (the process exited, or the client was
     /// closed).
     Closed,
+    /// The call became a task, which ended `cancelled` (someone else cancelled it).
+    TaskCancelled,
 }
 
 impl ClientError {
@@ -175,6 +177,7 @@ impl fmt::Display for ClientError {
             ClientError::Transport(e) => write!(f, "transport failed: {e}"),
             ClientError::Timeout => f.write_str("no response in time"),
             ClientError::Closed => f.write_str("the connection to the server is closed"),
+            ClientError::TaskCancelled => f.write_str("the task this call became was cancelled"),
         }
     }
 }

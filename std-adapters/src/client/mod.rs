@@ -53,6 +53,16 @@
 //! are answered by the same handlers, at most [`MAX_CONCURRENT_SERVER_REQUESTS`] at a time;
 //! a kind without a handler (never declared) is refused with -32601. [`Client::era`] says
 //! which era was found.
+//!
+//! # Tasks
+//!
+//! With [`ClientBuilder::tasks`], every request declares the Tasks extension
+//! (`io.modelcontextprotocol/tasks`), and a tool call the server turns into a task is
+//! followed to its end: `tasks/get` at the task's `pollIntervalMs`, its input requests
+//! answered by the same handlers as MRTR input (each key once) with `tasks/update`, and the
+//! call returns the task's result (`failed` is [`ClientError::Server`] with the task's
+//! error, `cancelled` is [`ClientError::TaskCancelled`]). Dropping the call's future sends
+//! `tasks/cancel`.
 
 mod error;
 mod handlers;
@@ -61,6 +71,7 @@ mod negotiation;
 mod server_requests;
 mod sse;
 mod stdio;
+mod tasks;
 
 use std::future::Future;
 use std::sync::atomic::{AtomicI64, Ordering};
@@ -129,6 +140,7 @@ pub struct ClientBuilder {
     close_grace: Duration,
     negotiation: Negotiation,
     probe_timeout: Duration,
+    tasks: bool,
 }
 
 impl std::fmt::Debug for ClientBuilder {
@@ -157,7 +169,17 @@ impl ClientBuilder {
             close_grace: Duration::from_secs(5),
             negotiation: Negotiation::Auto,
             probe_timeout: DEFAULT_PROBE_TIMEOUT,
+            tasks: false,
         }
+    }
+
+    /// Takes tasks (the `io.modelcontextprotocol/tasks` extension, declared on every
+    /// request): a tool call that becomes a task is polled to its end (see the
+    /// [module docs](self#tasks)). Off by default: the server then answers in the request.
+    #[must_use]
+    pub fn tasks(mut self, tasks: bool) -> Self {
+        self.tasks = tasks;
+        self
     }
 
     /// Which eras the client speaks (default [`Negotiation::Auto`]: probe with
@@ -298,7 +320,7 @@ impl ClientBuilder {
             self.notify.clone(),
             self.handlers.clone(),
         )?;
-        Ok(self.build(Transport::Stdio(Box::new(transport))))
+        Ok(self.build(Transport::Stdio(Arc::new(transport))))
     }
 
     /// Talks to the Streamable HTTP endpoint at `url` (`http://` only).
@@ -331,6 +353,7 @@ impl ClientBuilder {
             close_grace: self.close_grace,
             negotiation: self.negotiation,
             probe_timeout: self.probe_timeout,
+            tasks: self.tasks,
             negotiated: tokio::sync::OnceCell::new(),
             reopening: tokio::sync::Mutex::new(()),
             transport,
@@ -340,9 +363,9 @@ impl ClientBuilder {
     }
 }
 
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 enum Transport {
-    Stdio(Box<StdioTransport>),
+    Stdio(Arc<StdioTransport>),
     Http(Arc<HttpTransport>),
 }
 
@@ -368,6 +391,8 @@ pub struct Client {
     close_grace: Duration,
     negotiation: Negotiation,
     probe_timeout: Duration,
+    /// Whether requests declare the Tasks extension.
+    tasks: bool,
     /// The server's era, found once per client (the spec's "property of the server").
     /// `None` for 2026-07-28, the session's version on an `initialize` server.
     negotiated: tokio::sync::OnceCell<Option<LegacyVersion>>,
@@ -397,6 +422,16 @@ enum Owned {
     ReadResource(String),
     GetPrompt(String, Option<Vec<u8>>),
     Request(String, Option<Vec<u8>>, Option<Vec<u8>>),
+    /// A request of the Tasks extension: method, task id, `inputResponses`.
+    Task(&'static str, String, Option<Vec<u8>>),
+}
+
+/// Where driving one operation ended.
+enum Driven {
+    /// Its final result.
+    Complete(Value),
+    /// The `CreateTaskResult` of the task it became.
+    Task(Value),
 }
 
 /// The params members of a retry, which the driver writes itself.
@@ -433,6 +468,13 @@ impl Owned {
                 };
                 Operation::get_prompt(name, arguments)
             }
+            Owned::Task(method, task_id, responses) => {
+                let responses = match responses {
+                    Some(r) => Some(object(r, "inputResponses")?),
+                    None => None,
+                };
+                Operation::task(method, task_id, responses)
+            }
             Owned::Request(method, params, meta) => {
                 let params = match params {
                     Some(p) => Some(object(p, "params")?),
@@ -454,9 +496,15 @@ impl Client {
         ClientBuilder::new(name, version)
     }
 
-    /// The capabilities every request declares (those of the installed handlers).
+    /// The capabilities every request declares (those of the installed handlers, and the
+    /// Tasks extension with [`ClientBuilder::tasks`]).
     pub fn capabilities(&self) -> ClientCapabilities {
-        self.handlers.capabilities()
+        let handled = self.handlers.capabilities();
+        if self.tasks {
+            handled.union(ClientCapabilities::TASKS)
+        } else {
+            handled
+        }
     }
 
     /// `server/discover`: the server's versions, capabilities and identity.
@@ -658,13 +706,25 @@ impl Client {
         id
     }
 
-    /// Drives one operation to its final result.
+    /// Drives one operation to its final result, following it when it becomes a task.
     async fn drive(&self, op: &Owned, tool_schema: Option<&[u8]>) -> Result<Value, ClientError> {
+        match self.drive_request(op, tool_schema).await? {
+            Driven::Complete(result) => Ok(result),
+            Driven::Task(created) => self.follow_task(created).await,
+        }
+    }
+
+    /// Drives one operation to its final result, or to the task it became.
+    async fn drive_request(
+        &self,
+        op: &Owned,
+        tool_schema: Option<&[u8]>,
+    ) -> Result<Driven, ClientError> {
         let era = self.era().await?;
         let config = self.config();
         let operation = op.operation()?;
         let mut exchange = match era {
-            Era::Modern => Exchange::new(&config, operation, self.handlers.capabilities()),
+            Era::Modern => Exchange::new(&config, operation, self.capabilities()),
             Era::Legacy => Exchange::legacy(&config, operation),
         };
         let mut out = Vec::new();
@@ -676,7 +736,12 @@ impl Client {
                 .read_response(&response)
                 .map_err(|e| explain(e, &response, &self.limits))?;
             match reply {
-                Reply::Complete(result) => return Ok(json_of(result.as_value().raw())),
+                Reply::Complete(result) => {
+                    return Ok(Driven::Complete(json_of(result.as_value().raw())));
+                }
+                Reply::Task(created) => {
+                    return Ok(Driven::Task(json_of(created.as_value().raw())));
+                }
                 Reply::Error(e) => {
                     return Err(ClientError::Server {
                         code: e.code,

@@ -18,9 +18,11 @@ pub const fn is_modern_error(code: i64) -> bool {
 pub fn probe_era(reply: &Reply<'_>) -> Era {
     match reply {
         Reply::Error(e) if !is_modern_error(e.code) => Era::Legacy,
-        Reply::Complete(_) | Reply::InputRequired(_) | Reply::VersionRetry | Reply::Error(_) => {
-            Era::Modern
-        }
+        Reply::Complete(_)
+        | Reply::Task(_)
+        | Reply::InputRequired(_)
+        | Reply::VersionRetry
+        | Reply::Error(_) => Era::Modern,
     }
 }
 
