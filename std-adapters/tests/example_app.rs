@@ -9,7 +9,9 @@ mod flows;
 #[path = "../examples/preferences/report.rs"]
 mod report;
 
-use common::{Client, PATIENCE, call, call_with_progress, first_text, request, start_server};
+use common::{
+    Client, PATIENCE, call, call_with_progress, declaring, first_text, request, start_server,
+};
 use serde_json::{Value, json};
 use snodo_std::stdio::StdioConfig;
 
@@ -317,18 +319,6 @@ async fn sampling_roots_and_combined_flows() {
         refused["error"]["data"]["requiredCapabilities"],
         json!({"sampling": {}, "roots": {}})
     );
-}
-
-/// A request to the example with the Tasks extension (and form elicitation) declared.
-fn declaring(id: u64, method: &str, mut params: Value) -> String {
-    params["_meta"] = json!({
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": {
-            "elicitation": {"form": {}},
-            "extensions": {"io.modelcontextprotocol/tasks": {}}
-        }
-    });
-    json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string()
 }
 
 /// Polls `task` on `client` until it is `status`.

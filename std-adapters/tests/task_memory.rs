@@ -10,16 +10,16 @@
 #![cfg(target_os = "linux")]
 
 use std::collections::HashMap;
-use std::io::{BufRead, BufReader, Write};
-use std::process::Stdio;
+use std::io::{BufRead, Write};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, mpsc};
 
 use serde_json::{Value, json};
 
-#[path = "http_client/process.rs"]
-mod process;
-use process::{Child, example};
+mod common;
+mod legacy_peer;
+use common::declaring;
+use legacy_peer::{resident, spawn_stdio};
 
 const MIB: u64 = 1 << 20;
 /// The bound the server's resident memory stays under at every point of the flood.
@@ -32,42 +32,10 @@ const GETS_PER_TASK: u64 = 16;
 /// An `inputResponses` past `TaskLimits::max_input_bytes` (64 KiB), within a stdio line.
 const HUGE: usize = 80 * 1024;
 
-fn resident(pid: u32) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("the server runs");
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))
-        .and_then(|v| v.trim().strip_suffix("kB"))
-        .and_then(|v| v.trim().parse::<u64>().ok())
-        .expect("a VmRSS line")
-        * 1024
-}
-
-fn declaring(id: u64, method: &str, mut params: Value) -> String {
-    params["_meta"] = json!({
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": {
-            "elicitation": {"form": {}},
-            "extensions": {"io.modelcontextprotocol/tasks": {}}
-        }
-    });
-    json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string()
-}
-
 #[test]
 fn a_flood_of_task_calls_updates_and_polls_meets_every_bound_and_stays_small() {
-    let mut child = Child(
-        example()
-            .arg("--stdio")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("starts"),
-    );
+    let (child, mut stdin, stdout) = spawn_stdio();
     let pid = child.0.id();
-    let mut stdin = child.0.stdin.take().unwrap();
-    let stdout = BufReader::new(child.0.stdout.take().unwrap());
     // The reader keeps every response by id and samples the server's memory as it reads.
     let peak = Arc::new(AtomicU64::new(0));
     let (responses, received) = mpsc::channel::<Value>();

@@ -369,7 +369,7 @@ impl<'c, A: Registry> Server<'c, A> {
             .any(|t| t.task_support != TaskSupport::Forbidden)
     }
 
-    /// [`Server::serves_tasks`], and `false` in a build without the extension.
+    /// `Server::serves_tasks`, and `false` in a build without the extension.
     fn tasks_served(&self) -> bool {
         #[cfg(feature = "tasks")]
         return self.serves_tasks();

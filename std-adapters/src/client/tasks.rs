@@ -47,9 +47,7 @@ impl Client {
                     if !responses.is_empty() {
                         rounds = rounds.saturating_add(1);
                         if rounds > self.max_rounds {
-                            return Err(ClientError::ExhaustedRounds {
-                                rounds,
-                            });
+                            return Err(ClientError::ExhaustedRounds { rounds });
                         }
                         answered.extend(responses.keys().cloned());
                         let responses =

@@ -184,3 +184,15 @@ pub fn first_text(response: &Value) -> &str {
         .as_str()
         .unwrap_or_else(|| panic!("a text result: {response}"))
 }
+
+/// A request to the example with the Tasks extension (and form elicitation) declared.
+pub fn declaring(id: u64, method: &str, mut params: Value) -> String {
+    params["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {
+            "elicitation": {"form": {}},
+            "extensions": {"io.modelcontextprotocol/tasks": {}}
+        }
+    });
+    json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string()
+}

@@ -130,6 +130,19 @@ pub fn start_http(env: &[(&str, &str)]) -> (Child, SocketAddr) {
 
 /// The example on stdio, with a legacy session open (`initialized`: and said to be ready).
 pub fn start_stdio(initialized: bool) -> (Child, ChildStdin, BufReader<ChildStdout>) {
+    let (child, mut stdin, mut stdout) = spawn_stdio();
+    writeln!(stdin, "{INITIALIZE}").unwrap();
+    let mut line = String::new();
+    stdout.read_line(&mut line).unwrap();
+    assert!(line.contains(r#""protocolVersion":"2025-11-25""#), "{line}");
+    if initialized {
+        writeln!(stdin, "{INITIALIZED}").unwrap();
+    }
+    (child, stdin, stdout)
+}
+
+/// The example on stdio, nothing sent yet.
+pub fn spawn_stdio() -> (Child, ChildStdin, BufReader<ChildStdout>) {
     let mut child = Child(
         example()
             .arg("--stdio")
@@ -139,14 +152,7 @@ pub fn start_stdio(initialized: bool) -> (Child, ChildStdin, BufReader<ChildStdo
             .spawn()
             .expect("starts"),
     );
-    let mut stdin = child.0.stdin.take().unwrap();
-    let mut stdout = BufReader::new(child.0.stdout.take().unwrap());
-    writeln!(stdin, "{INITIALIZE}").unwrap();
-    let mut line = String::new();
-    stdout.read_line(&mut line).unwrap();
-    assert!(line.contains(r#""protocolVersion":"2025-11-25""#), "{line}");
-    if initialized {
-        writeln!(stdin, "{INITIALIZED}").unwrap();
-    }
+    let stdin = child.0.stdin.take().unwrap();
+    let stdout = BufReader::new(child.0.stdout.take().unwrap());
     (child, stdin, stdout)
 }
