@@ -700,3 +700,19 @@ async fn dropping_our_clients_call_cancels_its_task() {
         .expect("tasks/cancel reached the server and the work was dropped");
     at.no_work_left().await;
 }
+
+#[tokio::test]
+async fn a_task_past_its_ttl_is_forgotten_and_its_work_ends() {
+    let limits = TaskLimits {
+        ttl_ms: 50,
+        max_running: 1,
+        ..TaskLimits::default()
+    };
+    let at = endpoint(limits).await;
+    // `job` waits for a gate no one opens: only the TTL ends it.
+    let task = created(&at.call("alice", "job").await);
+    at.no_work_left().await;
+    is_unknown_task(&at.get("alice", &task).await);
+    // Its running slot is free again.
+    created(&at.call("alice", "job").await);
+}

@@ -34,7 +34,7 @@ const HUGE: usize = 80 * 1024;
 
 #[test]
 fn a_flood_of_task_calls_updates_and_polls_meets_every_bound_and_stays_small() {
-    let (child, mut stdin, stdout) = spawn_stdio();
+    let (child, mut stdin, stdout) = spawn_stdio(&[]);
     let pid = child.0.id();
     // The reader keeps every response by id and samples the server's memory as it reads.
     let peak = Arc::new(AtomicU64::new(0));
@@ -144,4 +144,24 @@ fn a_flood_of_task_calls_updates_and_polls_meets_every_bound_and_stays_small() {
     );
     drop(stdin);
     let _ = reader.join();
+}
+
+#[test]
+fn the_examples_task_bounds_come_from_its_command_line() {
+    let (_child, mut stdin, stdout) = spawn_stdio(&["--tasks-per-caller", "2"]);
+    let mut lines = stdout.lines();
+    let mut kinds = Vec::new();
+    for id in 0..4 {
+        let args = json!({"name": "report", "arguments": {"topic": "bounds", "seconds": 0}});
+        writeln!(stdin, "{}", declaring(id, "tools/call", args)).unwrap();
+        let answer: Value = serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap();
+        kinds.push(
+            answer["result"]["resultType"]
+                .as_str()
+                .unwrap_or("error")
+                .to_owned(),
+        );
+    }
+    // Two tasks for the one caller, then the question asked in the request.
+    assert_eq!(kinds, ["task", "task", "input_required", "input_required"]);
 }

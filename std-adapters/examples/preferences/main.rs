@@ -18,6 +18,7 @@ mod deploy_options;
 mod flows;
 mod keys_options;
 mod report;
+mod tasks_options;
 
 use std::io::Write;
 use std::net::SocketAddr;
@@ -26,6 +27,7 @@ use std::process::ExitCode;
 use snodo_std::http::{HttpConfig, McpService};
 use snodo_std::keys::KeyRingSource;
 use snodo_std::stdio::{StdioConfig, serve_stdio};
+use snodo_std::tasks::{TaskHost, TaskLimits};
 use tracing_subscriber::filter::Targets;
 use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::util::SubscriberInitExt;
@@ -94,6 +96,13 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    let (tasks, args) = match tasks_options::take_args(args) {
+        Ok(taken) => taken,
+        Err(problem) => {
+            eprintln!("preferences: {problem}\n{USAGE}{}", tasks_options::USAGE);
+            return ExitCode::from(2);
+        }
+    };
     let (command, deploy) = match parse_args(args) {
         Ok(parsed) => parsed,
         Err(problem) => {
@@ -103,11 +112,16 @@ fn main() -> ExitCode {
     };
     match command {
         Command::Help => {
-            print!("{USAGE}{}{}", keys_options::USAGE, deploy_options::USAGE);
+            print!(
+                "{USAGE}{}{}{}",
+                keys_options::USAGE,
+                tasks_options::USAGE,
+                deploy_options::USAGE
+            );
             ExitCode::SUCCESS
         }
-        Command::Stdio => run_stdio(keyring),
-        Command::Http(addr) => run_http(addr, keyring, deploy),
+        Command::Stdio => run_stdio(keyring, tasks),
+        Command::Http(addr) => run_http(addr, keyring, tasks, deploy),
     }
 }
 
@@ -130,12 +144,13 @@ fn start(
     }
 }
 
-fn run_stdio(keyring: Option<KeyRingSource>) -> ExitCode {
+fn run_stdio(keyring: Option<KeyRingSource>, tasks: TaskLimits) -> ExitCode {
     let Some((keys, runtime)) = start(keyring) else {
         return ExitCode::FAILURE;
     };
     tracing::info!("serving on stdio");
-    match runtime.block_on(serve_stdio(keys.slot().load(), StdioConfig::default())) {
+    let config = StdioConfig::default().with_tasks(tasks);
+    match runtime.block_on(serve_stdio(keys.slot().load(), config)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             tracing::error!("stdio failed: {e}");
@@ -144,7 +159,12 @@ fn run_stdio(keyring: Option<KeyRingSource>) -> ExitCode {
     }
 }
 
-fn run_http(addr: SocketAddr, keyring: Option<KeyRingSource>, deploy: DeployOptions) -> ExitCode {
+fn run_http(
+    addr: SocketAddr,
+    keyring: Option<KeyRingSource>,
+    tasks: TaskLimits,
+    deploy: DeployOptions,
+) -> ExitCode {
     let Some((keys, runtime)) = start(keyring) else {
         return ExitCode::FAILURE;
     };
@@ -153,6 +173,7 @@ fn run_http(addr: SocketAddr, keyring: Option<KeyRingSource>, deploy: DeployOpti
         let listener = deploy
             .listen(config, |config| {
                 McpService::with_slot(keys.slot().clone(), config)
+                    .with_tasks(TaskHost::in_memory(tasks))
             })
             .await?;
         let url = listener.url()?;

@@ -1,6 +1,7 @@
 //! The knobs of the stdio adapter, and what each one costs.
 
 use crate::legacy::BridgeConfig;
+use crate::tasks::TaskLimits;
 
 /// Configuration of [`serve`](super::serve).
 ///
@@ -35,6 +36,9 @@ pub struct StdioConfig {
     pub bridge: BridgeConfig,
     /// Most resources a legacy client may subscribe to (`resources/subscribe`). Default 64.
     pub legacy_subscriptions: usize,
+    /// The bounds of the connection's tasks (kept in memory; see the limits table of
+    /// `docs/deploy.md`).
+    pub tasks: TaskLimits,
 }
 
 impl StdioConfig {
@@ -47,7 +51,15 @@ impl StdioConfig {
             write_buffer: 128 * 1024,
             bridge: BridgeConfig::DEFAULT,
             legacy_subscriptions: 64,
+            tasks: TaskLimits::DEFAULT,
         }
+    }
+
+    /// With other bounds for the connection's tasks.
+    #[must_use]
+    pub const fn with_tasks(mut self, limits: TaskLimits) -> Self {
+        self.tasks = limits;
+        self
     }
 
     /// With another maximum line length.

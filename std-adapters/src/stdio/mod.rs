@@ -175,7 +175,7 @@ where
         events,
         listeners: Mutex::new(JoinSet::new()),
         closing: watch::Sender::new(false),
-        tasks: TaskHost::default(),
+        tasks: TaskHost::in_memory(config.tasks),
     });
     let mut writer = tokio::spawn({
         let buffer = Arc::clone(&session.output);

@@ -66,20 +66,25 @@ pub struct TaskLimits {
     pub cancel_grace_ms: u64,
 }
 
+impl TaskLimits {
+    /// The defaults (as a constant, for `const` configuration).
+    pub const DEFAULT: TaskLimits = TaskLimits {
+        max_tasks: 1024,
+        max_per_principal: 64,
+        max_running: 64,
+        ttl_ms: 600_000,
+        poll_interval_ms: 500,
+        max_input_bytes: 64 * 1024,
+        max_rounds: 16,
+        max_result_bytes: 1024 * 1024,
+        max_status_bytes: 1024,
+        cancel_grace_ms: 5_000,
+    };
+}
+
 impl Default for TaskLimits {
     fn default() -> Self {
-        TaskLimits {
-            max_tasks: 1024,
-            max_per_principal: 64,
-            max_running: 64,
-            ttl_ms: 600_000,
-            poll_interval_ms: 500,
-            max_input_bytes: 64 * 1024,
-            max_rounds: 16,
-            max_result_bytes: 1024 * 1024,
-            max_status_bytes: 1024,
-            cancel_grace_ms: 5_000,
-        }
+        TaskLimits::DEFAULT
     }
 }
 
@@ -126,9 +131,7 @@ impl std::fmt::Debug for TaskHost {
 
 impl Default for TaskHost {
     fn default() -> Self {
-        let limits = TaskLimits::default();
-        let store = MemoryTaskStore::new(limits.max_tasks, limits.max_per_principal);
-        TaskHost::new(Arc::new(store), limits)
+        TaskHost::in_memory(TaskLimits::default())
     }
 }
 
@@ -160,6 +163,12 @@ impl TaskHost {
                 )),
             }),
         }
+    }
+
+    /// Tasks in a [`MemoryTaskStore`] bounded by `limits`.
+    pub fn in_memory(limits: TaskLimits) -> Self {
+        let store = MemoryTaskStore::new(limits.max_tasks, limits.max_per_principal);
+        TaskHost::new(Arc::new(store), limits)
     }
 
     /// Its bounds.

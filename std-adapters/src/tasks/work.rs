@@ -37,10 +37,16 @@ enum Came {
 }
 
 impl<A: AsyncHandler + 'static> Work<A> {
-    /// Runs the rounds to the end and records it. After a cancellation, what it comes to
-    /// is not recorded (the task is `cancelled` already); past the grace it is dropped.
+    /// Runs the rounds to the end, or to the task's TTL, and records it. After a
+    /// cancellation, what it comes to is not recorded (the task is `cancelled` already);
+    /// past the grace it is dropped.
     pub(super) async fn run(self, request: Bytes) {
-        let (status, payload) = self.rounds(request).await;
+        // The store forgets a task at its TTL: work still running then ends too, so that it
+        // cannot hold a running slot for ever.
+        let ttl = std::time::Duration::from_millis(self.host.inner.limits.ttl_ms);
+        let (status, payload) = tokio::time::timeout(ttl, self.rounds(request))
+            .await
+            .unwrap_or_else(|_| failed("the task outlived its time to live"));
         let store = &*self.host.inner.store;
         // A failure's message is the task's statusMessage too, as the extension suggests.
         let message = (status == Status::Failed)

@@ -130,7 +130,7 @@ pub fn start_http(env: &[(&str, &str)]) -> (Child, SocketAddr) {
 
 /// The example on stdio, with a legacy session open (`initialized`: and said to be ready).
 pub fn start_stdio(initialized: bool) -> (Child, ChildStdin, BufReader<ChildStdout>) {
-    let (child, mut stdin, mut stdout) = spawn_stdio();
+    let (child, mut stdin, mut stdout) = spawn_stdio(&[]);
     writeln!(stdin, "{INITIALIZE}").unwrap();
     let mut line = String::new();
     stdout.read_line(&mut line).unwrap();
@@ -141,11 +141,12 @@ pub fn start_stdio(initialized: bool) -> (Child, ChildStdin, BufReader<ChildStdo
     (child, stdin, stdout)
 }
 
-/// The example on stdio, nothing sent yet.
-pub fn spawn_stdio() -> (Child, ChildStdin, BufReader<ChildStdout>) {
+/// The example on stdio with the options `args`, nothing sent yet.
+pub fn spawn_stdio(args: &[&str]) -> (Child, ChildStdin, BufReader<ChildStdout>) {
     let mut child = Child(
         example()
             .arg("--stdio")
+            .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())

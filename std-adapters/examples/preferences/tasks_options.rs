@@ -1,0 +1,85 @@
+//! The bounds of the example's tasks, from the command line (both transports): how many it
+//! keeps, per caller, running at once, and for how long. The rest of `TaskLimits` keeps its
+//! defaults (see the limits table of docs/deploy.md).
+
+use snodo_std::tasks::TaskLimits;
+
+/// The usage lines of the task options.
+pub const USAGE: &str = "\
+  --tasks-max N         keep at most N tasks (default 1024)
+  --tasks-per-caller N  ... at most N of one caller (default 64)
+  --tasks-running N     ... whose work runs at once at most N (default 64)
+  --tasks-ttl-secs N    ... each for N seconds after its creation (default 600)
+";
+
+/// Takes the task options out of `args`: the limits, and the rest for the other options.
+pub fn take_args(
+    args: impl IntoIterator<Item = String>,
+) -> Result<(TaskLimits, Vec<String>), String> {
+    let mut limits = TaskLimits::default();
+    let mut rest = Vec::new();
+    let mut args = args.into_iter();
+    while let Some(arg) = args.next() {
+        let field = match arg.as_str() {
+            "--tasks-max" => &mut limits.max_tasks,
+            "--tasks-per-caller" => &mut limits.max_per_principal,
+            "--tasks-running" => &mut limits.max_running,
+            "--tasks-ttl-secs" => {
+                let secs = count(&arg, args.next())?;
+                limits.ttl_ms = u64::try_from(secs).unwrap_or(u64::MAX).saturating_mul(1000);
+                continue;
+            }
+            _ => {
+                rest.push(arg);
+                continue;
+            }
+        };
+        *field = count(&arg, args.next())?;
+    }
+    Ok((limits, rest))
+}
+
+/// The positive count `value` given for `flag`.
+fn count(flag: &str, value: Option<String>) -> Result<usize, String> {
+    let value = value.ok_or(format!("{flag} needs a number"))?;
+    match value.parse::<usize>() {
+        Ok(n) if n > 0 => Ok(n),
+        _ => Err(format!("{flag} needs a positive number, not `{value}`")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(list: &[&str]) -> Vec<String> {
+        list.iter().map(|s| (*s).to_owned()).collect()
+    }
+
+    #[test]
+    fn the_flags_set_their_bounds_and_leave_the_rest() {
+        let given = args(&[
+            "--stdio",
+            "--tasks-per-caller",
+            "2",
+            "--tasks-ttl-secs",
+            "5",
+        ]);
+        let (limits, rest) = take_args(given).unwrap();
+        assert_eq!(limits.max_per_principal, 2);
+        assert_eq!(limits.ttl_ms, 5_000);
+        assert_eq!(limits.max_tasks, TaskLimits::default().max_tasks);
+        assert_eq!(rest, ["--stdio"]);
+    }
+
+    #[test]
+    fn a_missing_zero_or_foreign_count_is_refused() {
+        for bad in [
+            &["--tasks-max"][..],
+            &["--tasks-max", "0"],
+            &["--tasks-running", "x"],
+        ] {
+            assert!(take_args(args(bad)).is_err(), "{bad:?}");
+        }
+    }
+}
