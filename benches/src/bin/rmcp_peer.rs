@@ -1,6 +1,9 @@
-//! The reference server of the side-by-side harness: the `echo` tool and the 3-leg
-//! `preference_preview` form flow of the `preferences` example, on the official Rust SDK
-//! (`rmcp`), over stdio or stateless Streamable HTTP with JSON responses.
+//! The reference server of the side-by-side harness: the `echo` tool, the 3-leg
+//! `preference_preview` form flow and the `report` task of the `preferences` example, on the
+//! official Rust SDK (`rmcp`), over stdio or stateless Streamable HTTP with JSON responses.
+//! `report` runs as a task of the Tasks extension on rmcp's own `TaskManager` (in memory, as
+//! the example's default store): each half of the work takes `seconds`, and it asks one
+//! question halfway.
 //!
 //! It does what the example does, the way an rmcp application would: the flow's partial
 //! answers travel in a `requestState` sealed with rmcp's HMAC-SHA256 codec, bound to the tool
@@ -23,10 +26,13 @@ use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::tool::{InputResponses, RequestState};
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{
-    CallToolResponse, CallToolResult, ContentBlock, ElicitRequest, ElicitRequestParams, ErrorData,
-    InputRequest, InputRequests, InputRequiredResult, ProtocolVersion, RequestStateCodec,
-    SealOptions, ServerCapabilities, ServerConfig,
+    CallToolResponse, CallToolResult, CancelTaskParams, ContentBlock, CreateTaskResult,
+    ElicitRequest, ElicitRequestParams, ErrorData, GetTaskParams, GetTaskResult, InputRequest,
+    InputRequests, InputRequiredResult, ProtocolVersion, RequestStateCodec, SealOptions,
+    ServerCapabilities, ServerConfig, UpdateTaskParams,
 };
+use rmcp::service::{RequestContext, RoleServer};
+use rmcp::task_manager::{TaskManager, TaskOptions};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use rmcp::{ServerHandler, ServiceExt, tool, tool_handler, tool_router};
@@ -40,6 +46,12 @@ const COLOR_SCHEMA: &str = r#"{"type":"object","properties":{"color":{"type":"st
 const STYLE_SCHEMA: &str = r#"{"type":"object","properties":{"style":{"type":"string","minLength":1}},"required":["style"]}"#;
 /// How long a sealed state stays valid, as in the example.
 const STATE_TTL: Duration = Duration::from_secs(300);
+/// The report's question (the example's `Detail` form).
+const DETAIL_SCHEMA: &str =
+    r#"{"type":"object","properties":{"detailed":{"type":"boolean"}},"required":["detailed"]}"#;
+/// How long a task is kept, and how often a client is told to poll, as in the example.
+const TASK_TTL_MS: u64 = 600_000;
+const TASK_POLL_MS: u64 = 500;
 
 #[derive(Deserialize, JsonSchema)]
 struct EchoArguments {
@@ -50,6 +62,14 @@ struct EchoArguments {
 #[derive(Deserialize, JsonSchema)]
 struct PreviewArguments {
     subject: String,
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct ReportArguments {
+    /// What the report is about.
+    topic: String,
+    /// Seconds each half of the work takes (default 1).
+    seconds: Option<u64>,
 }
 
 /// Where a flow is, sealed into its `requestState`.
@@ -63,6 +83,7 @@ struct Stage {
 #[derive(Clone)]
 struct Peer {
     codec: Arc<RequestStateCodec>,
+    tasks: TaskManager,
     tool_router: ToolRouter<Self>,
 }
 
@@ -72,6 +93,7 @@ impl Peer {
         let codec = RequestStateCodec::try_new(secret.to_vec()).map_err(|e| e.to_string())?;
         Ok(Peer {
             codec: Arc::new(codec),
+            tasks: TaskManager::new(),
             tool_router: Self::tool_router(),
         })
     }
@@ -84,6 +106,45 @@ impl Peer {
         Ok(CallToolResult::success(vec![ContentBlock::text(
             arguments.text,
         )]))
+    }
+
+    #[tool(description = "Writes a short report on a topic, as a task that asks one question")]
+    async fn report(
+        &self,
+        Parameters(arguments): Parameters<ReportArguments>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let half = Duration::from_secs(arguments.seconds.unwrap_or(1));
+        let topic = arguments.topic;
+        let requested_schema = serde_json::from_str(DETAIL_SCHEMA)
+            .map_err(|e| ErrorData::internal_error(format!("form schema: {e}"), None))?;
+        let options = TaskOptions::new()
+            .with_ttl_ms(TASK_TTL_MS)
+            .with_poll_interval_ms(TASK_POLL_MS);
+        let task = self.tasks.spawn(options, move |task| {
+            Box::pin(async move {
+                tokio::time::sleep(half).await;
+                let question = InputRequest::Elicitation(ElicitRequest::new(
+                    ElicitRequestParams::FormElicitationParams {
+                        meta: None,
+                        message: "Include the detailed figures in the report?".to_owned(),
+                        requested_schema,
+                    },
+                ));
+                let answer = task.request_input("detail", question).await?;
+                let detailed =
+                    answer["action"] == "accept" && answer["content"]["detailed"] == true;
+                tokio::time::sleep(half).await;
+                let more = if detailed {
+                    "Detailed figures included."
+                } else {
+                    "Summary only."
+                };
+                Ok(CallToolResult::success(vec![ContentBlock::text(format!(
+                    "Report on {topic}: three sources read. {more}"
+                ))]))
+            })
+        });
+        Ok(CallToolResponse::Task(CreateTaskResult::new(task)))
     }
 
     #[tool(description = "Preview display preferences: asks for a color, then a style")]
@@ -185,9 +246,40 @@ impl Peer {
 #[tool_handler(router = self.tool_router)]
 impl ServerHandler for Peer {
     fn get_info(&self) -> ServerConfig {
-        let mut info = ServerConfig::new(ServerCapabilities::builder().enable_tools().build());
+        let capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_tasks()
+            .build();
+        let mut info = ServerConfig::new(capabilities);
         info.protocol_version = ProtocolVersion::V_2026_07_28;
         info
+    }
+
+    async fn get_task(
+        &self,
+        request: GetTaskParams,
+        _: RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, ErrorData> {
+        self.tasks
+            .get_task(&request.task_id)
+            .map(GetTaskResult::new)
+    }
+
+    async fn update_task(
+        &self,
+        request: UpdateTaskParams,
+        _: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.tasks
+            .update_task(&request.task_id, request.input_responses)
+    }
+
+    async fn cancel_task(
+        &self,
+        request: CancelTaskParams,
+        _: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.tasks.cancel_task(&request.task_id)
     }
 }
 

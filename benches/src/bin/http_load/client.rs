@@ -18,6 +18,8 @@ use crate::stats::Samples;
 const META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
 /// The `_meta` of a request from a client that can answer form elicitations.
 const ELICITING_META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{}}}}"#;
+/// The `_meta` of a request from a client that takes tasks and answers forms.
+const TASKS_META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{}},"extensions":{"io.modelcontextprotocol/tasks":{}}}}"#;
 /// What `echo` is asked to return.
 pub(crate) const ECHO_TEXT: &str = "hello from http_load";
 /// What the flow's last leg returns for the answers the clients give.
@@ -67,13 +69,19 @@ pub enum Scenario {
     /// The three legs of `preference_preview` (ask color, ask style, complete), over and
     /// over; each leg echoes the sealed state and adds the answer to the question asked.
     Flow,
+    /// `tools/call` of `report` from a client that takes tasks: one task created per
+    /// request (its work then waits for its question's answer), over and over.
+    TaskCreate,
+    /// `tasks/get` of one task (created before the window, waiting for input), over and
+    /// over.
+    TaskPoll,
 }
 
 impl Scenario {
     /// How many requests one unit of work takes.
     pub fn legs(self) -> usize {
         match self {
-            Scenario::Echo => 1,
+            Scenario::Echo | Scenario::TaskCreate | Scenario::TaskPoll => 1,
             Scenario::Flow => 3,
         }
     }
@@ -207,13 +215,66 @@ impl Client {
                 .fail("the legacy HTTP flow is not generated (echo only)".to_owned());
             return self.out;
         }
+        let mut polled = None;
         while Instant::now() < self.window.end {
             match scenario {
                 Scenario::Echo => self.echo().await,
                 Scenario::Flow => self.flow().await,
+                Scenario::TaskCreate => {
+                    self.create_task(true).await;
+                }
+                Scenario::TaskPoll => match &polled {
+                    None => polled = self.create_task(false).await,
+                    Some(task) => {
+                        let task: String = Clone::clone(task);
+                        self.poll_task(&task).await;
+                    }
+                },
             }
         }
         self.out
+    }
+
+    /// Creates a `report` task; its id. Counted in the window when `counted`.
+    async fn create_task(&mut self, counted: bool) -> Option<String> {
+        let id = self.id();
+        let body = report_body(id);
+        let (reply, in_window) = self.call(0, "tools/call", "report", body).await?;
+        let parsed: Value = serde_json::from_slice(&reply).unwrap_or_default();
+        let result = &parsed["result"];
+        match result["taskId"].as_str() {
+            Some(task) if parsed["id"] == id && result["resultType"] == "task" => {
+                if counted && in_window {
+                    self.out.completed += 1;
+                }
+                Some(task.to_owned())
+            }
+            _ => {
+                self.out
+                    .fail(format!("report: expected a task, got {parsed}"));
+                None
+            }
+        }
+    }
+
+    /// One `tasks/get` of `task`, which must answer the task.
+    async fn poll_task(&mut self, task: &str) {
+        let id = self.id();
+        let body = format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tasks/get","params":{{{TASKS_META},"taskId":"{task}"}}}}"#
+        );
+        let Some((reply, in_window)) = self.call(0, "tasks/get", task, body).await else {
+            return;
+        };
+        let expected = [format!(r#""id":{id}"#), format!(r#""taskId":"{task}""#)];
+        match expected.iter().find(|e| !contains(&reply, e.as_bytes())) {
+            Some(missing) => self.out.fail(format!(
+                "tasks/get: {missing} missing from {}",
+                String::from_utf8_lossy(&reply)
+            )),
+            None if in_window => self.out.completed += 1,
+            None => {}
+        }
     }
 
     async fn echo(&mut self) {
@@ -224,7 +285,7 @@ impl Client {
         } else {
             echo_body(id)
         };
-        let Some((reply, in_window)) = self.call(0, "echo", body).await else {
+        let Some((reply, in_window)) = self.call(0, "tools/call", "echo", body).await else {
             return;
         };
         let wrong = if legacy {
@@ -257,7 +318,8 @@ impl Client {
         // Leg 3: the state back with the style; the server completes.
         let id = self.id();
         let body = flow_body(id, Some((&state, FLOW_ANSWERS[1])));
-        let Some((reply, in_window)) = self.call(2, "preference_preview", body).await else {
+        let Some((reply, in_window)) = self.call(2, "tools/call", "preference_preview", body).await
+        else {
             return;
         };
         if let Some(missing) = flow_mismatch(id, &reply) {
@@ -282,7 +344,9 @@ impl Client {
         }
         let id = self.id();
         let body = flow_body(id, previous);
-        let (reply, _) = self.call(leg, "preference_preview", body).await?;
+        let (reply, _) = self
+            .call(leg, "tools/call", "preference_preview", body)
+            .await?;
         let parsed: Value = match serde_json::from_slice(&reply) {
             Ok(v) => v,
             Err(e) => {
@@ -316,13 +380,14 @@ impl Client {
         self.next_id
     }
 
-    /// POSTs `body` as `tools/call` of `name` and reads the whole answer; records its latency
-    /// under `leg` when it completed in the window. `None` (counted as an error, connection
-    /// dropped) on any failure.
+    /// POSTs `body` as `method` about `name` (a tool, or a task id) and reads the whole
+    /// answer; records its latency under `leg` when it completed in the window. `None`
+    /// (counted as an error, connection dropped) on any failure.
     async fn call(
         &mut self,
         leg: usize,
-        name: &'static str,
+        method: &'static str,
+        name: &str,
         body: String,
     ) -> Option<(Bytes, bool)> {
         let mut connection = match self.connection.take() {
@@ -338,7 +403,7 @@ impl Client {
             },
         };
         let headers = match &mut self.session {
-            None => Headers::Modern { name },
+            None => Headers::Modern { method, name },
             Some(session) => {
                 if session.is_none() {
                     match open_session(&mut connection, &self.target).await {
@@ -381,6 +446,14 @@ impl Client {
             }
         }
     }
+}
+
+/// A `tools/call` of `report` that becomes a task (its first half takes no time, then it
+/// waits for its question's answer).
+pub fn report_body(id: u64) -> String {
+    format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{{TASKS_META},"name":"report","arguments":{{"topic":"http_load","seconds":0}}}}}}"#
+    )
 }
 
 /// A `tools/call` of `echo`.
@@ -558,9 +631,9 @@ impl Connection {
         )
         .map_err(|e| format!("request: {e}"))?;
         match headers {
-            Headers::Modern { name } => write!(
+            Headers::Modern { method, name } => write!(
                 self.buf,
-                "mcp-protocol-version: 2026-07-28\r\nmcp-method: tools/call\r\nmcp-name: {name}\r\n"
+                "mcp-protocol-version: 2026-07-28\r\nmcp-method: {method}\r\nmcp-name: {name}\r\n"
             ),
             Headers::Legacy { session: None } => Ok(()),
             Headers::Legacy {
@@ -672,8 +745,8 @@ impl Connection {
 /// The headers that say what a request is, besides its body's type and length.
 #[derive(Clone, Copy)]
 enum Headers<'a> {
-    /// A 2026-07-28 `tools/call` of tool `name`.
-    Modern { name: &'a str },
+    /// A 2026-07-28 request of `method` about `name` (a tool, or a task id).
+    Modern { method: &'a str, name: &'a str },
     /// A request of a 2025-11-25 client: `initialize` (no session yet) or one in `session`.
     Legacy { session: Option<&'a str> },
 }

@@ -53,6 +53,9 @@ fn answer(id: &str, question: &[u8]) -> String {
 
 /// Floods `path --stdio`, opened with `initialize`, with `units` of `scenario`.
 pub fn flood(path: &Path, scenario: Scenario, units: u64) -> Result<Flood, String> {
+    if !matches!(scenario, Scenario::Echo | Scenario::Flow) {
+        return Err("the task scenarios run over HTTP only".to_owned());
+    }
     let mut child = server::spawn(path, &["--stdio"], Stdio::piped())?;
     let pid = child.id().to_string();
     let stdin = child.stdin.take().ok_or("no stdin")?;
@@ -74,12 +77,12 @@ pub fn flood(path: &Path, scenario: Scenario, units: u64) -> Result<Flood, Strin
     let started = Instant::now();
     let mut flood = Flood::default();
     let opened = match scenario {
-        Scenario::Echo => units,
         Scenario::Flow => units.min(WINDOW),
+        _ => units,
     };
     let body = |n: u64| match scenario {
-        Scenario::Echo => echo_body(n + 1),
         Scenario::Flow => flow_body(n * 4 + 1),
+        _ => echo_body(n + 1),
     };
     let mut chunk = String::new();
     for n in 0..opened {
@@ -111,8 +114,8 @@ pub fn flood(path: &Path, scenario: Scenario, units: u64) -> Result<Flood, Strin
             continue;
         };
         let text = match scenario {
-            Scenario::Echo => ECHO_TEXT,
             Scenario::Flow => FLOW_RESULT,
+            _ => ECHO_TEXT,
         };
         match mismatch(id, &line, text) {
             Some(problem) => flood.fail(format!("{id}: {problem}")),

@@ -54,7 +54,8 @@ usage: http_load [--server PATH | --url URL [--pid PID]] [options]
   --warmup SECS    load before each window, not counted (default 2)
   --threads N      this generator's runtime threads (default 1); an HTTP server it starts
                    gets the CPUs left (at least 1) as TOKIO_WORKER_THREADS, unless set
-  --scenario S     echo, flow or both (default both)
+  --scenario S     echo, flow, both (default) or tasks (report tasks created, then one
+                   task's tasks/get, from a client that takes tasks; HTTP only)
   --timeout SECS   longest wait for one response (default 10)
   --label TEXT     what is being measured, echoed in the JSON line (default: the server)
   --stdio          flood PATH --stdio instead: every request written at once
@@ -157,6 +158,7 @@ fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Option<Options>,
                     "echo" => vec![Scenario::Echo],
                     "flow" => vec![Scenario::Flow],
                     "both" => vec![Scenario::Echo, Scenario::Flow],
+                    "tasks" => vec![Scenario::TaskCreate, Scenario::TaskPoll],
                     other => return Err(format!("unknown scenario `{other}`")),
                 }
             }
@@ -358,8 +360,8 @@ fn run_stdio(options: &Options) -> Result<bool, String> {
         .flat_map(|&scenario| eras.iter().map(move |&legacy| (scenario, legacy)));
     for (scenario, legacy) in runs {
         let units = match scenario {
-            Scenario::Echo => options.requests,
             Scenario::Flow => options.flows,
+            _ => options.requests,
         };
         let f = if legacy {
             legacy::flood(&path, scenario, units)?
@@ -379,10 +381,10 @@ fn run_stdio(options: &Options) -> Result<bool, String> {
             or_dash(f.peak_rss_kib.map(mib)),
         );
         let key = match (scenario, legacy) {
-            (Scenario::Echo, false) => "echo",
             (Scenario::Flow, false) => "flow",
-            (Scenario::Echo, true) => "legacy_echo",
             (Scenario::Flow, true) => "legacy_flow",
+            (_, false) => "echo",
+            (_, true) => "legacy_echo",
         };
         line[key] = json!({
             "units": units,
@@ -516,6 +518,8 @@ fn name(scenario: Scenario) -> &'static str {
     match scenario {
         Scenario::Echo => "tools/call echo",
         Scenario::Flow => "preference_preview flow",
+        Scenario::TaskCreate => "tools/call report (task created)",
+        Scenario::TaskPoll => "tasks/get of one task",
     }
 }
 
@@ -708,6 +712,15 @@ fn json_line(
                 entry["flows_per_s"] = json!(per_second(o.completed, options.duration).round());
                 entry["legs"] = summaries.iter().map(latency_json).collect();
                 line["flow"] = entry;
+            }
+            Scenario::TaskCreate | Scenario::TaskPoll => {
+                entry["latency"] = summaries.first().map_or(Value::Null, latency_json);
+                let key = if m.scenario == Scenario::TaskCreate {
+                    "task_create"
+                } else {
+                    "task_poll"
+                };
+                line[key] = entry;
             }
         }
     }

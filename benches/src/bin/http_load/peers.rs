@@ -6,7 +6,10 @@
 //! peak of its private part, `RssAnon`: the rest is mapped code; then, from `smaps` at the
 //! end of the row, the server's own code, the C libraries both map alike, and private pages);
 //! stdio `echo` with every request written at once (rate, peak RSS), once per backlog size;
-//! the stdio 3-leg flow (flows per second, peak RSS).
+//! the stdio 3-leg flow (flows per second, peak RSS); HTTP tasks of the Tasks extension
+//! (`report` tasks created per second with their creation latency, and `tasks/get` of one
+//! task per client), both servers keeping every task in memory (ours started with bounds
+//! past the run's, so that no call falls back to answering in its request).
 
 use std::path::Path;
 use std::sync::Arc;
@@ -117,16 +120,26 @@ pub fn run(peers: &Peers<'_>) -> Result<bool, String> {
         (Scenario::Flow, 16, false),
         (Scenario::Flow, 64, false),
         (Scenario::Echo, 16, true),
+        (Scenario::TaskCreate, 16, false),
+        (Scenario::TaskPoll, 16, false),
     ] {
         let what = match (scenario, legacy) {
             (Scenario::Echo, false) => format!("HTTP echo, {clients} clients"),
             (Scenario::Flow, _) => format!("HTTP 3-leg flow, {clients} clients"),
             (Scenario::Echo, true) => format!("HTTP legacy echo, {clients} clients"),
+            (Scenario::TaskCreate, _) => format!("HTTP task created, {clients} clients"),
+            (Scenario::TaskPoll, _) => format!("HTTP tasks/get, {clients} clients"),
         };
+        let tasks = matches!(scenario, Scenario::TaskCreate | Scenario::TaskPoll);
         let mut both = [Figures::default(); 2];
         for (figures, path) in both.iter_mut().zip([peers.ours, peers.theirs]) {
             let plan = plan(clients, legacy);
-            *figures = http(&runtime, path, peers.threads, scenario, plan)?;
+            let extra = if tasks && path == peers.ours {
+                UNBOUNDED_TASKS
+            } else {
+                &[]
+            };
+            *figures = http(&runtime, path, extra, peers.threads, scenario, plan)?;
         }
         rows.push(row(&what, both));
     }
@@ -187,15 +200,27 @@ fn row(what: &str, [ours, theirs]: [Figures; 2]) -> Value {
     json!({"work": what, "snodo": ours.json(), "rmcp": theirs.json()})
 }
 
-/// One HTTP scenario against `path`, started for it.
+/// The example's task bounds for the task rows: past what a run creates, as rmcp's
+/// `TaskManager` has none, so every call becomes a task on both servers.
+const UNBOUNDED_TASKS: &[&str] = &[
+    "--tasks-max",
+    "100000000",
+    "--tasks-per-caller",
+    "100000000",
+    "--tasks-running",
+    "100000000",
+];
+
+/// One HTTP scenario against `path`, started for it with the options `extra`.
 fn http(
     runtime: &tokio::runtime::Runtime,
     path: &Path,
+    extra: &[&str],
     generator_threads: usize,
     scenario: Scenario,
     plan: Plan,
 ) -> Result<Figures, String> {
-    let child = server::Server::start(path, generator_threads)?;
+    let child = server::Server::start_with(path, generator_threads, extra)?;
     let target = Arc::new(Target::parse(&child.url)?);
     let pid = Some(child.pid().to_string());
     let m: Measured = runtime.block_on(measure(target, scenario, plan, pid.clone()));

@@ -24,11 +24,24 @@ impl Server {
     /// The server's tokio runtime gets `TOKIO_WORKER_THREADS` = [`server_threads`] unless the
     /// caller's environment sets it.
     pub fn start(path: &Path, generator_threads: usize) -> Result<Server, String> {
+        Self::start_with(path, generator_threads, &[])
+    }
+
+    /// [`Server::start`] with the options `extra` after `--http 127.0.0.1:0`.
+    pub fn start_with(
+        path: &Path,
+        generator_threads: usize,
+        extra: &[&str],
+    ) -> Result<Server, String> {
         let threads = std::env::var("TOKIO_WORKER_THREADS")
             .unwrap_or_else(|_| server_threads(generator_threads).to_string());
+        let args: Vec<&str> = ["--http", "127.0.0.1:0"]
+            .into_iter()
+            .chain(extra.iter().copied())
+            .collect();
         let mut child = spawn_with(
             path,
-            &["--http", "127.0.0.1:0"],
+            &args,
             Stdio::null(),
             &[("TOKIO_WORKER_THREADS", &threads)],
         )?;

@@ -105,6 +105,9 @@ impl Flood {
 
 /// Floods `path --stdio` with `units` of `scenario`, all written at once.
 pub fn flood(path: &Path, scenario: Scenario, units: u64) -> Result<Flood, String> {
+    if !matches!(scenario, Scenario::Echo | Scenario::Flow) {
+        return Err("the task scenarios run over HTTP only".to_owned());
+    }
     let mut child = server::spawn(path, &["--stdio"], Stdio::piped())?;
     let pid = child.id().to_string();
     let stdin = child.stdin.take().ok_or("no stdin")?;
@@ -117,8 +120,8 @@ pub fn flood(path: &Path, scenario: Scenario, units: u64) -> Result<Flood, Strin
     let started = Instant::now();
     let mut flood = Flood::default();
     let first_ids = (0..units).map(|n| match scenario {
-        Scenario::Echo => (n + 1, echo_body(n + 1)),
         Scenario::Flow => (n * 4 + 1, flow_body(n * 4 + 1, None)),
+        _ => (n + 1, echo_body(n + 1)),
     });
     let mut chunk = Vec::new();
     for (i, (_, body)) in first_ids.enumerate() {
@@ -145,10 +148,12 @@ pub fn flood(path: &Path, scenario: Scenario, units: u64) -> Result<Flood, Strin
             continue;
         };
         match scenario {
-            Scenario::Echo => match echo_mismatch(id, &line) {
-                Some(missing) => flood.fail(format!("echo {id}: {missing} missing")),
-                None => flood.completed += 1,
-            },
+            Scenario::Echo | Scenario::TaskCreate | Scenario::TaskPoll => {
+                match echo_mismatch(id, &line) {
+                    Some(missing) => flood.fail(format!("echo {id}: {missing} missing")),
+                    None => flood.completed += 1,
+                }
+            }
             Scenario::Flow => {
                 let leg = id % 4;
                 if leg == 3 {
