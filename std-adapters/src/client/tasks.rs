@@ -27,7 +27,7 @@ impl Client {
             .ok_or_else(|| ClientError::MalformedResponse("a task needs a taskId".into()))?
             .to_owned();
         let mut cancel = CancelOnDrop::new(self, &task_id);
-        let followed = self.poll(&task_id, &created).await;
+        let followed = self.poll(&task_id, created).await;
         // A task that ended, or that the server no longer knows, needs no cancellation.
         if !matches!(followed, Err(ClientError::Timeout | ClientError::Closed)) {
             cancel.disarm();
@@ -35,10 +35,10 @@ impl Client {
         followed
     }
 
-    async fn poll(&self, task_id: &str, created: &Value) -> Result<Value, ClientError> {
+    async fn poll(&self, task_id: &str, created: Value) -> Result<Value, ClientError> {
         let mut answered: HashSet<String> = HashSet::new();
         let mut rounds = 0u8;
-        let mut task = created.clone();
+        let mut task = created;
         loop {
             match task.get("status").and_then(Value::as_str) {
                 Some("working") => {}

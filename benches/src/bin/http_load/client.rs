@@ -223,11 +223,11 @@ impl Client {
                 Scenario::TaskCreate => {
                     self.create_task(true).await;
                 }
-                Scenario::TaskPoll => match &polled {
+                Scenario::TaskPoll => match polled.take() {
                     None => polled = self.create_task(false).await,
                     Some(task) => {
-                        let task: String = Clone::clone(task);
                         self.poll_task(&task).await;
+                        polled = Some(task);
                     }
                 },
             }
