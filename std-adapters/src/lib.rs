@@ -47,6 +47,7 @@
 //!   (bearer JWTs checked against a JWKS, protected resource metadata, scopes).
 //! - `tls`: HTTPS for the listener with rustls (`http::TlsConfig`).
 //! - `bridge-bin` (default): the `snodo-bridge` binary.
+//! - `log` (default): [`serve_from_args`] sends log output to standard error, by `RUST_LOG`.
 //!
 //! Metrics, health and the per-request `tracing` span ([`http::ops`]) need no feature.
 #![cfg_attr(docsrs, feature(doc_cfg))]
@@ -84,7 +85,7 @@ pub struct AuthGuide;
 pub use clock::unix_seconds;
 pub use handler::{AsyncHandler, handle, run_call};
 pub use secret::{process_state_options, random_secret};
-pub use serve::{CheckError, serve_http, serve_stdio};
+pub use serve::{CheckError, serve_from_args, serve_http, serve_stdio};
 pub use server_slot::ServerSlot;
 
 /// The README's examples, compiled and run as doctests (here rather than in `snodo-core`,

@@ -56,6 +56,14 @@ impl Peer {
         reply
     }
 
+    /// The bookings, as the `calendar://bookings` resource lists them.
+    async fn calendar(&mut self, id: u64) -> Value {
+        let read = json!({"uri": "calendar://bookings"});
+        let listed = self.request(id, "resources/read", read).await;
+        let text = listed["result"]["contents"][0]["text"].as_str();
+        serde_json::from_str(text.expect("text")).expect("JSON")
+    }
+
     async fn call(&mut self, id: u64, name: &str, arguments: Value, rest: Value) -> Value {
         let mut params = json!({"name": name, "arguments": arguments});
         for (k, v) in rest.as_object().into_iter().flatten() {
@@ -80,10 +88,7 @@ fn state(reply: &Value) -> String {
 /// Books `hopper` on a day in three legs, replays the last, and reads the calendar.
 async fn book_in_legs(mut peer: Peer) {
     let room = json!({"room": "hopper", "day": "2026-12-07"});
-    let free = peer
-        .call(1, "find_rooms", json!({"day": "2026-12-07"}), json!({}))
-        .await;
-    assert_eq!(text(&free), "Free on 2026-12-07: ada, grace, hopper");
+    assert_eq!(peer.calendar(1).await, json!([]));
 
     let one = peer.call(2, "book_room", room.clone(), json!({})).await;
     let details = &one["result"]["inputRequests"]["details"];
@@ -120,23 +125,10 @@ async fn book_in_legs(mut peer: Peer) {
         "This request already booked hopper on 2026-12-07."
     );
 
-    let listed = peer
-        .request(6, "resources/read", json!({"uri": "calendar://bookings"}))
-        .await;
-    let bookings: Value = serde_json::from_str(
-        listed["result"]["contents"][0]["text"]
-            .as_str()
-            .expect("text"),
-    )
-    .expect("JSON");
     assert_eq!(
-        bookings,
+        peer.calendar(6).await,
         json!([{"room": "hopper", "day": "2026-12-07", "host": "Ada", "attendees": 4}])
     );
-    let free = peer
-        .call(7, "find_rooms", json!({"day": "2026-12-07"}), json!({}))
-        .await;
-    assert_eq!(text(&free), "Free on 2026-12-07: ada, grace");
 
     // The URL consent, for the booked room only.
     let offer = peer
@@ -221,12 +213,16 @@ async fn a_legacy_client_books_through_elicitation_requests_over_stdio() {
         common::first_text(&done),
         "Booked ada on 2026-12-08 for Grace (2 people)."
     );
-    let free = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
-        "name": "find_rooms", "arguments": {"day": "2026-12-08"}
+    let read = json!({"jsonrpc": "2.0", "id": 3, "method": "resources/read", "params": {
+        "uri": "calendar://bookings"
     }});
-    client.send(&free.to_string()).await;
+    client.send(&read.to_string()).await;
+    let listed = client.recv().await;
+    let text = listed["result"]["contents"][0]["text"]
+        .as_str()
+        .expect("text");
     assert_eq!(
-        common::first_text(&client.recv().await),
-        "Free on 2026-12-08: grace, hopper"
+        serde_json::from_str::<Value>(text).expect("JSON"),
+        json!([{"room": "ada", "day": "2026-12-08", "host": "Grace", "attendees": 2}])
     );
 }

@@ -41,27 +41,28 @@ fn run(script: &str) -> String {
     String::from_utf8(out.stdout).expect("UTF-8")
 }
 
-/// The first text block of the JSON-RPC reply in `out`.
-fn reply_text(out: &str) -> String {
+/// Checks that `out` is the reply to `book_room`'s first leg: the `details` form to fill
+/// and the sealed state to send back with it.
+fn assert_first_leg(out: &str) {
     let reply: Value = serde_json::from_str(out.trim()).unwrap_or_else(|e| panic!("{e}: {out}"));
-    reply["result"]["content"][0]["text"]
-        .as_str()
-        .unwrap_or_else(|| panic!("no text: {reply}"))
-        .to_owned()
+    let result = &reply["result"];
+    assert_eq!(result["resultType"], "input_required", "{reply}");
+    assert_eq!(result["inputRequests"]["details"]["params"]["mode"], "form");
+    assert!(result["requestState"].is_string(), "{reply}");
 }
 
 #[test]
-fn the_stdio_quick_start_lists_free_rooms() {
+fn the_stdio_quick_start_asks_the_first_question() {
     let script = quick_start("stdio");
     let command = "cargo run -q -p snodo-std --example booking";
     assert!(script.contains(command), "{script}");
     let booking = example_path("booking");
     let out = run(&script.replace(command, &booking.display().to_string()));
-    assert_eq!(reply_text(&out), "Free on 2026-12-07: ada, grace, hopper");
+    assert_first_leg(&out);
 }
 
 #[test]
-fn the_http_quick_start_lists_free_rooms_and_a_bare_post_is_told_every_header() {
+fn the_http_quick_start_asks_the_first_question_and_a_bare_post_is_told_every_header() {
     let mut child = Child(
         Command::new(example_path("booking"))
             .args(["--http", "127.0.0.1:0"])
@@ -81,10 +82,7 @@ fn the_http_quick_start_lists_free_rooms_and_a_bare_post_is_told_every_header() 
     let written = "http://127.0.0.1:8080/mcp";
     assert!(script.contains(written), "{script}");
     let script = script.replace(written, url);
-    assert_eq!(
-        reply_text(&run(&script)),
-        "Free on 2026-12-07: ada, grace, hopper"
-    );
+    assert_first_leg(&run(&script));
 
     // The same request without the three MCP headers: one 400 naming them all.
     let bare: String = script

@@ -1,7 +1,6 @@
-//! A meeting-room booking server on the typed layer: application state (a calendar the tools
-//! read and write), a form, a confirmation whose effect runs once however often its last leg
-//! is sent, a URL consent and a resource. The same handlers serve 2026-07-28 clients (MRTR
-//! legs) and 2025-11-25 clients (`elicitation/create` requests), over stdio and HTTP.
+//! A meeting-room booking server on the typed layer: a calendar in the server's state, a form,
+//! a confirmation that books once however often its last leg is sent, a URL consent and a
+//! resource. The same handlers serve 2026-07-28 and 2025-11-25 clients, on stdio and HTTP.
 
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
@@ -18,7 +17,7 @@ const ROOMS: [&str; 3] = ["ada", "grace", "hopper"];
 #[derive(Default)]
 struct Calendar(Mutex<Vec<Booking>>);
 
-#[derive(Clone, Serialize)]
+#[derive(Serialize)]
 struct Booking {
     room: String,
     day: String,
@@ -34,12 +33,6 @@ impl Calendar {
     fn is_booked(bookings: &[Booking], room: &str, day: &str) -> bool {
         bookings.iter().any(|b| b.room == room && b.day == day)
     }
-}
-
-#[derive(Deserialize, JsonSchema)]
-struct Day {
-    /// The day, as YYYY-MM-DD
-    day: String,
 }
 
 #[derive(Deserialize, JsonSchema)]
@@ -77,18 +70,6 @@ questions! {
     );
 }
 
-async fn find_rooms(args: Day, cx: Cx<'_>) -> Result<String, Stop> {
-    let bookings = cx.data::<Calendar>()?.bookings();
-    let free = ROOMS
-        .into_iter()
-        .filter(|room| !Calendar::is_booked(&bookings, room, &args.day));
-    Ok(format!(
-        "Free on {}: {}",
-        args.day,
-        free.collect::<Vec<_>>().join(", ")
-    ))
-}
-
 /// Details, then a confirmation, then the booking: once per sealed token. The flow keeps the
 /// details between legs (its state is sealed into the token the client sends back).
 async fn book_room(RoomDay { room, day }: RoomDay, cx: Cx<'_>) -> Result<String, Stop> {
@@ -111,10 +92,8 @@ async fn book_room(RoomDay { room, day }: RoomDay, cx: Cx<'_>) -> Result<String,
         return Ok(format!("This request already booked {room} on {day}."));
     }
     let details = flow.state().clone().unwrap_or_default();
-    let done = format!(
-        "Booked {room} on {day} for {} ({} people).",
-        details.host, details.attendees
-    );
+    let Details { host, attendees } = &details;
+    let done = format!("Booked {room} on {day} for {host} ({attendees} people).");
     let mut bookings = calendar.bookings();
     if Calendar::is_booked(&bookings, &room, &day) {
         return Err(ToolError::new(format!("{room} is taken on {day}.")).into());
@@ -141,13 +120,8 @@ async fn bookings(_: NoArgs, cx: Cx<'_>) -> Result<String, Stop> {
 /// The booking server, with an empty calendar and the process's own state secret.
 pub fn server() -> Server<'static, TypedApp> {
     typed_server("snodo-booking", env!("CARGO_PKG_VERSION"))
-        .instructions("Book meeting rooms: find_rooms, book_room, order_catering.")
+        .instructions("Book meeting rooms with book_room; see them in calendar://bookings.")
         .data(Calendar::default())
-        .tool(
-            tool("find_rooms")
-                .description("Lists the rooms free on a day.")
-                .run(find_rooms),
-        )
         .tool(
             tool("book_room")
                 .description("Books a room on a day, asking who hosts and for a confirmation.")
