@@ -21,12 +21,14 @@ step() {
   printf '\n== %s == (at %d s)\n' "$*" $((now - started))
 }
 
-step "system packages the tests use (the MSRV step runs tests too), installed when missing: nginx (the cluster), jemalloc (memory given back), QEMU (the firmware)"
+step "system packages the tests use (the MSRV step runs tests too), installed when missing: nginx (the cluster), PostgreSQL (tasks in a database), jemalloc (memory given back), QEMU (the firmware)"
 missing=()
 command -v qemu-system-arm >/dev/null || missing+=(qemu-system-arm)
 command -v qemu-system-riscv32 >/dev/null || missing+=(qemu-system-misc)
 command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || missing+=(nginx)
 [ -e /usr/lib/x86_64-linux-gnu/libjemalloc.so.2 ] || missing+=(libjemalloc2)
+# The tests make their own database cluster with these programs, never the system's one.
+compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || missing+=(postgresql)
 if [ ${#missing[@]} -gt 0 ]; then
   apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"
 fi
@@ -68,6 +70,9 @@ scripts/firmware.sh build riscv32imc-unknown-none-elf "" >/dev/null
 
 step "tests"
 cargo test --workspace --locked 2>&1 | tee target/test-output.txt
+# Tasks in PostgreSQL (feature `postgres`): two servers on one database the test makes.
+cargo test -p snodo-std --features postgres --locked --test tasks_postgres 2>&1 |
+  tee -a target/test-output.txt
 passed=$(grep -Eo '^test result: ok\. [0-9]+ passed' target/test-output.txt | awk '{s+=$4} END {print s+0}')
 failed=$(grep -Eo '[0-9]+ failed' target/test-output.txt | awk '{s+=$1} END {print s+0}')
 

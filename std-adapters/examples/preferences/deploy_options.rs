@@ -88,6 +88,13 @@ impl DeployOptions {
         Ok(true)
     }
 
+    /// This node's name in a cluster: `--node-name`, else `SNODO_NODE_NAME`.
+    pub fn node_name(&self) -> Option<String> {
+        self.node_name
+            .clone()
+            .or_else(|| std::env::var("SNODO_NODE_NAME").ok())
+    }
+
     /// Whether any authorization flag was given.
     fn auth_wanted(&self) -> bool {
         self.auth_issuer.is_some()
@@ -111,11 +118,7 @@ impl DeployOptions {
             let sessions = config.legacy_sessions.with_idle_timeout(idle);
             config = config.with_legacy_sessions(sessions);
         }
-        let node = self
-            .node_name
-            .clone()
-            .or_else(|| std::env::var("SNODO_NODE_NAME").ok());
-        if let Some(node) = node {
+        if let Some(node) = self.node_name() {
             let node = NodeName::new(&node).map_err(|e| refuse(format!("`{node}`: {e}")))?;
             let sessions = config.legacy_sessions.with_node(node);
             config = config.with_legacy_sessions(sessions);

@@ -27,7 +27,7 @@ use std::process::ExitCode;
 use snodo_std::http::{HttpConfig, McpService};
 use snodo_std::keys::KeyRingSource;
 use snodo_std::stdio::{StdioConfig, serve_stdio};
-use snodo_std::tasks::{TaskHost, TaskLimits};
+use snodo_std::tasks::TaskLimits;
 use tracing_subscriber::filter::Targets;
 use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::util::SubscriberInitExt;
@@ -170,10 +170,10 @@ fn run_http(
     };
     let served = runtime.block_on(async {
         let config = HttpConfig::new().with_addr(addr);
+        let host = tasks_options::host(tasks, deploy.node_name()).await?;
         let listener = deploy
             .listen(config, |config| {
-                McpService::with_slot(keys.slot().clone(), config)
-                    .with_tasks(TaskHost::in_memory(tasks))
+                McpService::with_slot(keys.slot().clone(), config).with_tasks(host)
             })
             .await?;
         let url = listener.url()?;

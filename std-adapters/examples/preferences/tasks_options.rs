@@ -1,8 +1,36 @@
 //! The bounds of the example's tasks, from the command line (both transports): how many it
 //! keeps, per caller, running at once, and for how long. The rest of `TaskLimits` keeps its
-//! defaults (see the limits table of docs/deploy.md).
+//! defaults (see the limits table of docs/deploy.md). Over HTTP, the tasks are kept in the
+//! PostgreSQL database `SNODO_TASKS_DATABASE_URL` (or the file `SNODO_TASKS_DATABASE_URL_FILE`)
+//! names, when the example is built with the feature `postgres`; in memory otherwise.
 
-use snodo_std::tasks::TaskLimits;
+use std::io;
+
+use snodo_std::tasks::{TaskHost, TaskLimits};
+
+/// The task host of an HTTP server: in the database the environment names, if any
+/// (this node's leases under `node`), else in memory.
+pub async fn host(limits: TaskLimits, node: Option<String>) -> io::Result<TaskHost> {
+    #[cfg(feature = "postgres")]
+    if let Some(config) = snodo_std::tasks::PostgresConfig::from_env()? {
+        let config = match node {
+            Some(node) => config.with_node(node),
+            None => config,
+        };
+        let store = snodo_std::tasks::PostgresTaskStore::connect(config, &limits).await?;
+        return Ok(TaskHost::new(std::sync::Arc::new(store), limits));
+    }
+    #[cfg(not(feature = "postgres"))]
+    {
+        let _ = node;
+        let named = ["SNODO_TASKS_DATABASE_URL", "SNODO_TASKS_DATABASE_URL_FILE"];
+        if let Some(name) = named.iter().find(|name| std::env::var_os(name).is_some()) {
+            let why = format!("{name} is set, but this build has no `postgres` feature");
+            return Err(io::Error::new(io::ErrorKind::InvalidInput, why));
+        }
+    }
+    Ok(TaskHost::in_memory(limits))
+}
 
 /// The usage lines of the task options.
 pub const USAGE: &str = "\

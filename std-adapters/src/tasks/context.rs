@@ -81,7 +81,8 @@ impl TaskContext {
 
     /// Sets the task's `statusMessage`, which the next `tasks/get` shows (cut at a character
     /// boundary to [`TaskLimits::max_status_bytes`](super::TaskLimits)). `false` when the
-    /// task has finished or was cancelled, and the message was not kept.
+    /// task has finished or was cancelled, or the store is out of reach, and the message
+    /// was not kept.
     pub async fn status(&self, message: &str) -> bool {
         let max = self.host.limits().max_status_bytes;
         let mut end = message.len().min(max);
@@ -90,7 +91,8 @@ impl TaskContext {
         }
         let store = self.host.store();
         let kept = store.set_message(&self.task_id, message[..end].to_owned(), time::now_ms());
-        let kept = kept.await;
+        // A store out of reach keeps no message: the work goes on, and says so in the log.
+        let kept = kept.await.unwrap_or(false);
         if kept {
             self.host.changed(&self.task_id);
         }

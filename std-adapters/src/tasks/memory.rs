@@ -5,7 +5,9 @@ use std::sync::Mutex;
 
 use snodo_core::tasks::Status;
 
-use super::store::{StoreFull, StoreFuture, Submitted, TaskRecord, TaskStore};
+use super::store::{
+    Answers, StoreFull, StoreFuture, StoreResult, Submitted, TaskRecord, TaskStore,
+};
 
 /// Tasks in memory, at most `max_tasks` of them and `max_per_principal` of one caller
 /// (expired tasks are forgotten first). Gone when the process ends.
@@ -61,31 +63,20 @@ impl MemoryTaskStore {
     }
 }
 
-/// Moves `task` to `status` at `now_ms`, if the diagram allows it.
-fn transition(task: &mut TaskRecord, status: Status, now_ms: u64) -> bool {
-    if !task.status.may_become(status) {
-        return false;
-    }
-    task.status = status;
-    task.updated_at_ms = now_ms;
-    task.version += 1;
-    true
-}
-
 impl TaskStore for MemoryTaskStore {
-    fn create(&self, task: TaskRecord) -> StoreFuture<'_, Result<(), StoreFull>> {
+    fn create(&self, task: TaskRecord) -> StoreFuture<'_, StoreResult<()>> {
         let mut tasks = self.lock();
         let now = task.created_at_ms;
         tasks.retain(|_, t| !t.expired(now));
         let created = if tasks.len() >= self.max_tasks {
-            Err(StoreFull::Server)
+            Err(StoreFull::Server.into())
         } else if tasks
             .values()
             .filter(|t| t.principal == task.principal)
             .count()
             >= self.max_per_principal
         {
-            Err(StoreFull::Principal)
+            Err(StoreFull::Principal.into())
         } else {
             tasks.insert(task.task_id.clone(), task);
             Ok(())
@@ -98,9 +89,9 @@ impl TaskStore for MemoryTaskStore {
         task_id: &'a str,
         principal: Option<&'a str>,
         now_ms: u64,
-    ) -> StoreFuture<'a, Option<TaskRecord>> {
+    ) -> StoreFuture<'a, StoreResult<Option<TaskRecord>>> {
         let got = self.with(task_id, Some(principal), now_ms, |t| t.clone());
-        Box::pin(std::future::ready(got))
+        Box::pin(std::future::ready(Ok(got)))
     }
 
     fn submit<'a>(
@@ -109,26 +100,11 @@ impl TaskStore for MemoryTaskStore {
         principal: Option<&'a str>,
         responses: Vec<(String, String)>,
         now_ms: u64,
-    ) -> StoreFuture<'a, Option<Submitted>> {
+    ) -> StoreFuture<'a, StoreResult<Option<Submitted>>> {
         let submitted = self.with(task_id, Some(principal), now_ms, |task| {
-            if task.status != Status::InputRequired {
-                return Submitted::Kept;
-            }
-            for (key, response) in responses {
-                if let Some(at) = task.pending.iter().position(|k| *k == key) {
-                    task.pending.swap_remove(at);
-                    task.answers.push((key, response));
-                }
-            }
-            task.updated_at_ms = now_ms;
-            task.version += 1;
-            if task.pending.is_empty() {
-                Submitted::Ready
-            } else {
-                Submitted::Kept
-            }
+            task.submit(responses, now_ms)
         });
-        Box::pin(std::future::ready(submitted))
+        Box::pin(std::future::ready(Ok(submitted)))
     }
 
     fn cancel<'a>(
@@ -136,16 +112,12 @@ impl TaskStore for MemoryTaskStore {
         task_id: &'a str,
         principal: Option<&'a str>,
         now_ms: u64,
-    ) -> StoreFuture<'a, Option<Status>> {
+    ) -> StoreFuture<'a, StoreResult<Option<Status>>> {
         let status = self.with(task_id, Some(principal), now_ms, |task| {
-            if transition(task, Status::Cancelled, now_ms) {
-                task.payload = None;
-                task.pending.clear();
-                task.answers.clear();
-            }
+            task.cancel(now_ms);
             task.status
         });
-        Box::pin(std::future::ready(status))
+        Box::pin(std::future::ready(Ok(status)))
     }
 
     fn park<'a>(
@@ -154,35 +126,20 @@ impl TaskStore for MemoryTaskStore {
         input_requests: String,
         keys: Vec<String>,
         now_ms: u64,
-    ) -> StoreFuture<'a, bool> {
+    ) -> StoreFuture<'a, StoreResult<bool>> {
         let parked = self.with(task_id, None, now_ms, |task| {
-            let parked =
-                task.status == Status::Working && transition(task, Status::InputRequired, now_ms);
-            if parked {
-                task.payload = Some(input_requests);
-                task.pending = keys;
-                task.answers.clear();
-            }
-            parked
+            task.park(input_requests, keys, now_ms)
         });
-        Box::pin(std::future::ready(parked.unwrap_or(false)))
+        Box::pin(std::future::ready(Ok(parked.unwrap_or(false))))
     }
 
     fn resume<'a>(
         &'a self,
         task_id: &'a str,
         now_ms: u64,
-    ) -> StoreFuture<'a, Option<Vec<(String, String)>>> {
-        let resumed = self.with(task_id, None, now_ms, |task| {
-            let ready = task.status == Status::InputRequired && task.pending.is_empty();
-            if ready && transition(task, Status::Working, now_ms) {
-                task.payload = None;
-                Some(std::mem::take(&mut task.answers))
-            } else {
-                None
-            }
-        });
-        Box::pin(std::future::ready(resumed.flatten()))
+    ) -> StoreFuture<'a, StoreResult<Option<Answers>>> {
+        let resumed = self.with(task_id, None, now_ms, |task| task.resume(now_ms));
+        Box::pin(std::future::ready(Ok(resumed.flatten())))
     }
 
     fn finish<'a>(
@@ -192,20 +149,11 @@ impl TaskStore for MemoryTaskStore {
         payload: String,
         message: Option<String>,
         now_ms: u64,
-    ) -> StoreFuture<'a, bool> {
+    ) -> StoreFuture<'a, StoreResult<bool>> {
         let finished = self.with(task_id, None, now_ms, |task| {
-            let finished = status.is_terminal() && transition(task, status, now_ms);
-            if finished {
-                task.payload = Some(payload);
-                task.pending.clear();
-                task.answers.clear();
-                if message.is_some() {
-                    task.status_message = message;
-                }
-            }
-            finished
+            task.finish(status, payload, message, now_ms)
         });
-        Box::pin(std::future::ready(finished.unwrap_or(false)))
+        Box::pin(std::future::ready(Ok(finished.unwrap_or(false))))
     }
 
     fn set_message<'a>(
@@ -213,23 +161,17 @@ impl TaskStore for MemoryTaskStore {
         task_id: &'a str,
         message: String,
         now_ms: u64,
-    ) -> StoreFuture<'a, bool> {
+    ) -> StoreFuture<'a, StoreResult<bool>> {
         let kept = self.with(task_id, None, now_ms, |task| {
-            let live = !task.status.is_terminal();
-            if live {
-                task.status_message = Some(message);
-                task.updated_at_ms = now_ms;
-                task.version += 1;
-            }
-            live
+            task.set_message(message, now_ms)
         });
-        Box::pin(std::future::ready(kept.unwrap_or(false)))
+        Box::pin(std::future::ready(Ok(kept.unwrap_or(false))))
     }
 
-    fn sweep(&self, now_ms: u64) -> StoreFuture<'_, usize> {
+    fn sweep(&self, now_ms: u64) -> StoreFuture<'_, StoreResult<usize>> {
         let mut tasks = self.lock();
         let before = tasks.len();
         tasks.retain(|_, t| !t.expired(now_ms));
-        Box::pin(std::future::ready(before - tasks.len()))
+        Box::pin(std::future::ready(Ok(before - tasks.len())))
     }
 }

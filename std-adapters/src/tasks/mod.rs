@@ -15,8 +15,12 @@
 mod context;
 mod feed;
 mod memory;
+#[cfg(feature = "postgres")]
+mod postgres;
+mod shared;
 mod store;
 mod time;
+mod transition;
 mod work;
 
 use std::collections::HashMap;
@@ -37,7 +41,11 @@ use crate::message::written;
 pub use context::TaskContext;
 pub(crate) use feed::{TaskFeed, next_of};
 pub use memory::MemoryTaskStore;
-pub use store::{StoreFull, StoreFuture, Submitted, TaskRecord, TaskStore};
+#[cfg(feature = "postgres")]
+pub use postgres::{DATABASE_URL_ENV, DATABASE_URL_FILE_ENV, PostgresConfig, PostgresTaskStore};
+pub use store::{
+    Answers, StoreError, StoreFull, StoreFuture, StoreResult, Submitted, TaskRecord, TaskStore,
+};
 
 /// The bounds of a [`TaskHost`] (see the limits table of `docs/deploy.md`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -106,7 +114,15 @@ struct HostInner {
     swept_at_ms: AtomicU64,
     /// One permit per task whose work may run at once (`max_running`).
     slots: Arc<Semaphore>,
+    /// How often the work of a task parked here looks at a store other processes share,
+    /// and the upkeep runs (`None`: the store is this process's alone).
+    poll_every: Option<Duration>,
+    /// Set once the upkeep of a shared store has started.
+    upkeep: std::sync::OnceLock<()>,
 }
+
+/// What a request that needs the store out of reach is answered (-32603).
+const STORE_UNAVAILABLE: &str = "The task store is unavailable; retry later";
 
 /// How often the store is swept of expired tasks, at most (on the next task created).
 const SWEEP_EVERY_MS: u64 = 60_000;
@@ -116,6 +132,7 @@ const SWEEP_EVERY_MS: u64 = 60_000;
 const CHANGES_CAPACITY: usize = 256;
 
 struct Running {
+    principal: Option<String>,
     wake: Arc<Notify>,
     cancel: watch::Sender<bool>,
     abort: tokio::task::AbortHandle,
@@ -142,6 +159,8 @@ pub(crate) enum NotCreated {
     Full(StoreFull),
     /// As many tasks run in this process as may (`max_running`).
     Busy,
+    /// The store cannot be reached now.
+    Unavailable,
     /// The OS random source failed: no unguessable id can be made.
     NoRandom,
     /// The bytes given hold no request (a host's mistake).
@@ -151,6 +170,9 @@ pub(crate) enum NotCreated {
 impl TaskHost {
     /// Tasks kept in `store`, within `limits`.
     pub fn new(store: Arc<dyn TaskStore>, limits: TaskLimits) -> Self {
+        let shared = store.changes().is_some() || store.lease_ms().is_some();
+        let poll_every =
+            shared.then(|| shared::period(store.lease_ms()).unwrap_or(Duration::from_secs(1)));
         TaskHost {
             inner: Arc::new(HostInner {
                 store,
@@ -161,6 +183,8 @@ impl TaskHost {
                 slots: Arc::new(Semaphore::new(
                     limits.max_running.min(Semaphore::MAX_PERMITS),
                 )),
+                poll_every,
+                upkeep: std::sync::OnceLock::new(),
             }),
         }
     }
@@ -201,6 +225,7 @@ impl TaskHost {
         request: Bytes,
         principal: Option<String>,
     ) -> Result<Vec<u8>, NotCreated> {
+        self.keep_up();
         let limits = self.inner.limits;
         let id = match rpc::parse(&request, &server.config().limits) {
             Ok(rpc::Incoming::Request(r)) => r.id,
@@ -230,7 +255,10 @@ impl TaskHost {
             .store
             .create(record.clone())
             .await
-            .map_err(NotCreated::Full)?;
+            .map_err(|e| match e {
+                StoreError::Full(full) => NotCreated::Full(full),
+                StoreError::Unavailable => NotCreated::Unavailable,
+            })?;
         let created = written(|w| {
             let timestamps = Timestamps::of(&record);
             wire::write_created(w, id, &timestamps.task(&record));
@@ -257,6 +285,7 @@ impl TaskHost {
         running.insert(
             record.task_id,
             Running {
+                principal: record.principal.clone(),
                 wake,
                 cancel,
                 abort: handle.abort_handle(),
@@ -272,6 +301,7 @@ impl TaskHost {
         request: TaskRequest<'_>,
         principal: Option<&str>,
     ) -> Vec<u8> {
+        self.keep_up();
         let store = &*self.inner.store;
         let now = time::now_ms();
         let unknown = || written(|w| wire::write_unknown_task(w, Some(id)));
@@ -279,11 +309,18 @@ impl TaskHost {
         let Ok(task_id) = std::str::from_utf8(request.task_id.raw()) else {
             return unknown();
         };
+        let unavailable = || {
+            written(|w| {
+                let code = rpc::ErrorCode::INTERNAL_ERROR;
+                rpc::write_error(w, Some(id), code, STORE_UNAVAILABLE, None);
+            })
+        };
         let known = match request.method {
             TaskMethod::Get => {
                 return match store.get(task_id, principal, now).await {
-                    Some(task) => got(id, &task),
-                    None => unknown(),
+                    Ok(Some(task)) => got(id, &task),
+                    Ok(None) => unknown(),
+                    Err(_) => unavailable(),
                 };
             }
             TaskMethod::Update => {
@@ -304,27 +341,29 @@ impl TaskHost {
                     });
                 }
                 match store.submit(task_id, principal, responses, now).await {
-                    Some(Submitted::Ready) => {
+                    Ok(Some(Submitted::Ready)) => {
                         if let Some(running) = self.running().get(task_id) {
                             running.wake.notify_one();
                         }
                         self.changed(task_id);
                         true
                     }
-                    Some(Submitted::Kept) => {
+                    Ok(Some(Submitted::Kept)) => {
                         self.changed(task_id);
                         true
                     }
-                    None => false,
+                    Ok(None) => false,
+                    Err(_) => return unavailable(),
                 }
             }
             TaskMethod::Cancel => match store.cancel(task_id, principal, now).await {
-                Some(_) => {
+                Ok(Some(_)) => {
                     self.stop(task_id);
                     self.changed(task_id);
                     true
                 }
-                None => false,
+                Ok(None) => false,
+                Err(_) => return unavailable(),
             },
         };
         if known {
@@ -348,6 +387,7 @@ impl TaskHost {
                 NotCreated::Full(StoreFull::Principal) => "This caller holds too many tasks",
                 NotCreated::Full(StoreFull::Server) => "The server holds too many tasks",
                 NotCreated::Busy => "The server runs too many tasks; retry later",
+                NotCreated::Unavailable => STORE_UNAVAILABLE,
                 NotCreated::NoRandom | NotCreated::NotARequest => "The server cannot create tasks",
             };
             written(|w| rpc::write_error(w, id, rpc::ErrorCode::INTERNAL_ERROR, why, None))
@@ -405,8 +445,10 @@ impl TaskHost {
             .compare_exchange(last, now, Ordering::Relaxed, Ordering::Relaxed)
             .is_ok()
         {
-            let forgotten = self.inner.store.sweep(now).await;
-            tracing::debug!(forgotten, "expired tasks swept");
+            match self.inner.store.sweep(now).await {
+                Ok(forgotten) => tracing::debug!(forgotten, "expired tasks swept"),
+                Err(_) => tracing::debug!("expired tasks not swept: the store is out of reach"),
+            }
         }
     }
 

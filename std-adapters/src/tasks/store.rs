@@ -3,8 +3,10 @@
 
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::Arc;
 
 use snodo_core::tasks::Status;
+use tokio::sync::broadcast;
 
 /// What a store operation returns: a future that may borrow its arguments.
 pub type StoreFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -60,6 +62,28 @@ pub enum StoreFull {
     Principal,
 }
 
+/// Why a store did not do what it was asked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StoreError {
+    /// No room for a new task (only from [`TaskStore::create`]).
+    Full(StoreFull),
+    /// The store cannot be reached now (a database down, or slower than its timeout): the
+    /// request is answered with an error to retry, and the store logs why.
+    Unavailable,
+}
+
+impl From<StoreFull> for StoreError {
+    fn from(full: StoreFull) -> Self {
+        StoreError::Full(full)
+    }
+}
+
+/// Responses to a task's input requests: (key, the response as JSON text).
+pub type Answers = Vec<(String, String)>;
+
+/// What a store operation resolves to.
+pub type StoreResult<T> = Result<T, StoreError>;
+
 /// What `tasks/update` came to for a task that exists.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Submitted {
@@ -74,9 +98,15 @@ pub enum Submitted {
 /// resolves: a created task resolves for `get` at once, answers are kept before the
 /// update is acknowledged. Lookups take the caller's principal and answer `None` for a task
 /// that does not exist, expired, or is another principal's, alike.
+///
+/// A store that several processes share (a database) also says so: its
+/// [`changes`](TaskStore::changes) tell this process of tasks changed elsewhere, and the
+/// tasks running here hold a [lease](TaskStore::lease_ms) that the host renews, so that a
+/// task whose process stopped ends `failed` instead of `working` for ever.
 pub trait TaskStore: Send + Sync + 'static {
-    /// Stores a new task (`working`), or says why it cannot.
-    fn create(&self, task: TaskRecord) -> StoreFuture<'_, Result<(), StoreFull>>;
+    /// Stores a new task (`working`, leased to this process when the store leases), or says
+    /// why it cannot.
+    fn create(&self, task: TaskRecord) -> StoreFuture<'_, StoreResult<()>>;
 
     /// The task, for `principal`.
     fn get<'a>(
@@ -84,7 +114,7 @@ pub trait TaskStore: Send + Sync + 'static {
         task_id: &'a str,
         principal: Option<&'a str>,
         now_ms: u64,
-    ) -> StoreFuture<'a, Option<TaskRecord>>;
+    ) -> StoreFuture<'a, StoreResult<Option<TaskRecord>>>;
 
     /// Keeps the responses to pending input requests (others are ignored).
     fn submit<'a>(
@@ -93,7 +123,7 @@ pub trait TaskStore: Send + Sync + 'static {
         principal: Option<&'a str>,
         responses: Vec<(String, String)>,
         now_ms: u64,
-    ) -> StoreFuture<'a, Option<Submitted>>;
+    ) -> StoreFuture<'a, StoreResult<Option<Submitted>>>;
 
     /// Records a cancellation request: a task not yet finished becomes `cancelled`. The
     /// status after it.
@@ -102,7 +132,7 @@ pub trait TaskStore: Send + Sync + 'static {
         task_id: &'a str,
         principal: Option<&'a str>,
         now_ms: u64,
-    ) -> StoreFuture<'a, Option<Status>>;
+    ) -> StoreFuture<'a, StoreResult<Option<Status>>>;
 
     /// Parks a working task on input requests (`inputRequests` as JSON text, its keys).
     /// `false` when the task is no longer working (cancelled meanwhile).
@@ -112,7 +142,7 @@ pub trait TaskStore: Send + Sync + 'static {
         input_requests: String,
         keys: Vec<String>,
         now_ms: u64,
-    ) -> StoreFuture<'a, bool>;
+    ) -> StoreFuture<'a, StoreResult<bool>>;
 
     /// When every pending request of a parked task is answered: the answers, and the task
     /// `working` again. `None` while any is pending, or when the task is not parked.
@@ -120,7 +150,7 @@ pub trait TaskStore: Send + Sync + 'static {
         &'a self,
         task_id: &'a str,
         now_ms: u64,
-    ) -> StoreFuture<'a, Option<Vec<(String, String)>>>;
+    ) -> StoreFuture<'a, StoreResult<Option<Answers>>>;
 
     /// Finishes a task (`completed` with its result, `failed` with its error), with a new
     /// `statusMessage` if `message` is given. `false` when it had finished already (a
@@ -132,7 +162,7 @@ pub trait TaskStore: Send + Sync + 'static {
         payload: String,
         message: Option<String>,
         now_ms: u64,
-    ) -> StoreFuture<'a, bool>;
+    ) -> StoreFuture<'a, StoreResult<bool>>;
 
     /// Sets the `statusMessage` of a task not yet finished. `false` when it has finished.
     fn set_message<'a>(
@@ -140,8 +170,40 @@ pub trait TaskStore: Send + Sync + 'static {
         task_id: &'a str,
         message: String,
         now_ms: u64,
-    ) -> StoreFuture<'a, bool>;
+    ) -> StoreFuture<'a, StoreResult<bool>>;
 
     /// Forgets expired tasks; how many.
-    fn sweep(&self, now_ms: u64) -> StoreFuture<'_, usize>;
+    fn sweep(&self, now_ms: u64) -> StoreFuture<'_, StoreResult<usize>>;
+
+    /// The ids of tasks that other processes sharing this store changed, as they change
+    /// (`None`, the default: no other process shares it). A receiver that lags has missed
+    /// some; the host then polls its running tasks, as it does now and then anyway.
+    fn changes(&self) -> Option<broadcast::Receiver<Arc<str>>> {
+        None
+    }
+
+    /// How long a lease on a running task lasts, in milliseconds (`None`, the default: the
+    /// store lives and dies with this process, so no lease is needed). The host renews the
+    /// leases of its tasks well within it, and asks the store to end those of others
+    /// that ran out.
+    fn lease_ms(&self) -> Option<u64> {
+        None
+    }
+
+    /// Extends to `until_ms` the leases of these tasks, which run in this process.
+    fn renew<'a>(
+        &'a self,
+        task_ids: &'a [Arc<str>],
+        until_ms: u64,
+    ) -> StoreFuture<'a, StoreResult<()>> {
+        let _ = (task_ids, until_ms);
+        Box::pin(std::future::ready(Ok(())))
+    }
+
+    /// Ends `failed` (-32603, "the server running this task stopped") every unfinished task
+    /// whose lease ran out by `now_ms`; their ids.
+    fn expire_leases(&self, now_ms: u64) -> StoreFuture<'_, StoreResult<Vec<Arc<str>>>> {
+        let _ = now_ms;
+        Box::pin(std::future::ready(Ok(Vec::new())))
+    }
 }

@@ -3,14 +3,16 @@
 //! it completes or fails. The handler finds its [`TaskContext`] there.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use bytes::Bytes;
 use serde_json::{Map, Value};
 use snodo_core::server::{Accepted, Handled, Principal, Round, Server};
 use snodo_core::tasks::Status;
 use tokio::sync::{Notify, OwnedSemaphorePermit};
+use tokio::time::Instant;
 
-use super::{TaskContext, TaskHost, time};
+use super::{StoreFuture, StoreResult, TaskContext, TaskHost, TaskStore, time};
 use crate::clock::unix_seconds;
 use crate::handler::{AppRunner, AsyncHandler};
 
@@ -43,20 +45,22 @@ impl<A: AsyncHandler + 'static> Work<A> {
     pub(super) async fn run(self, request: Bytes) {
         // The store forgets a task at its TTL: work still running then ends too, so that it
         // cannot hold a running slot for ever.
-        let ttl = std::time::Duration::from_millis(self.host.inner.limits.ttl_ms);
+        let ttl = Duration::from_millis(self.host.inner.limits.ttl_ms);
         let (status, payload) = tokio::time::timeout(ttl, self.rounds(request))
             .await
             .unwrap_or_else(|_| failed("the task outlived its time to live"));
-        let store = &*self.host.inner.store;
         // A failure's message is the task's statusMessage too, as the extension suggests.
         let message = (status == Status::Failed)
             .then(|| serde_json::from_str::<Value>(&payload).ok())
             .flatten()
             .and_then(|e| e.get("message")?.as_str().map(str::to_owned));
-        let now = time::now_ms();
-        let finished = store
-            .finish(&self.task_id, status, payload, message, now)
-            .await;
+        let finished = self
+            .steady(|store| {
+                let (payload, message) = (payload.clone(), message.clone());
+                store.finish(&self.task_id, status, payload, message, time::now_ms())
+            })
+            .await
+            .unwrap_or(false);
         if finished {
             self.host.changed(&self.task_id);
         }
@@ -107,22 +111,24 @@ impl<A: AsyncHandler + 'static> Work<A> {
     /// Parks the task on `requests` (keyed `r{round}.{key}`, unique over the task's life),
     /// waits until all are answered, and gives the answers back under the handler's keys.
     async fn ask(&self, round: u32, requests: Map<String, Value>) -> Option<Map<String, Value>> {
-        let store = &*self.host.inner.store;
         let prefix = format!("r{round}.");
         let wire: Map<String, Value> = requests
             .into_iter()
             .map(|(key, request)| (format!("{prefix}{key}"), request))
             .collect();
-        let keys = wire.keys().cloned().collect();
+        let keys: Vec<String> = wire.keys().cloned().collect();
         let text = Value::Object(wire).to_string();
-        if !store.park(&self.task_id, text, keys, time::now_ms()).await {
+        let parked = self
+            .steady(|store| store.park(&self.task_id, text.clone(), keys.clone(), time::now_ms()));
+        if parked.await != Some(true) {
             return None;
         }
         self.host.changed(&self.task_id);
         loop {
             // Registered before the check, so an answer between the two is not missed.
             let woken = self.wake.notified();
-            if let Some(answers) = store.resume(&self.task_id, time::now_ms()).await {
+            let resumed = self.steady(|store| store.resume(&self.task_id, time::now_ms()));
+            if let Some(answers) = resumed.await? {
                 self.host.changed(&self.task_id);
                 let mut responses = Map::new();
                 for (key, response) in answers {
@@ -134,11 +140,46 @@ impl<A: AsyncHandler + 'static> Work<A> {
                 }
                 return Some(responses);
             }
-            let task = store.get(&self.task_id, self.principal.as_deref(), time::now_ms());
-            if task.await.is_none_or(|t| t.status != Status::InputRequired) {
+            let principal = self.principal.as_deref();
+            let task = self.steady(|store| store.get(&self.task_id, principal, time::now_ms()));
+            if task
+                .await
+                .flatten()
+                .is_none_or(|t| t.status != Status::InputRequired)
+            {
                 return None;
             }
-            woken.await;
+            // A store other processes share may have been answered there: look again now
+            // and then, in case its notification was missed.
+            match self.host.inner.poll_every {
+                Some(every) => drop(tokio::time::timeout(every, woken).await),
+                None => woken.await,
+            }
+        }
+    }
+
+    /// Runs a store step again while the store is out of reach (waiting 50 ms, doubling to
+    /// 2 s), for up to the task's TTL: an outage of a database delays the work and loses
+    /// nothing of it. `None` when it stayed out of reach.
+    async fn steady<'s, T>(
+        &'s self,
+        mut step: impl FnMut(&'s dyn TaskStore) -> StoreFuture<'s, StoreResult<T>>,
+    ) -> Option<T> {
+        let store = &*self.host.inner.store;
+        let give_up = Instant::now() + Duration::from_millis(self.host.inner.limits.ttl_ms);
+        let mut wait = Duration::from_millis(50);
+        loop {
+            match step(store).await {
+                Ok(done) => return Some(done),
+                Err(_) if Instant::now() + wait < give_up => {
+                    tokio::time::sleep(wait).await;
+                    wait = (wait * 2).min(Duration::from_secs(2));
+                }
+                Err(_) => {
+                    tracing::warn!(task = %self.task_id, "the task store stayed out of reach");
+                    return None;
+                }
+            }
         }
     }
 
