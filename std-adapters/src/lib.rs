@@ -46,6 +46,7 @@
 //! - `auth`: `http::auth`, the Streamable HTTP endpoint as an OAuth 2.1 resource server
 //!   (bearer JWTs checked against a JWKS, protected resource metadata, scopes).
 //! - `tls`: HTTPS for the listener with rustls (`http::TlsConfig`).
+//! - `postgres`: `tasks::PostgresTaskStore`, tasks in a PostgreSQL database a cluster shares.
 //! - `bridge-bin` (default): the `snodo-bridge` binary.
 //! - `log` (default): [`serve_from_args`] sends log output to standard error, by `RUST_LOG`.
 //!
