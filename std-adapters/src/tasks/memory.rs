@@ -1,6 +1,7 @@
 //! The default [`TaskStore`]: a bounded map in this process's memory.
 
-use std::collections::HashMap;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
 use std::sync::Mutex;
 
 use snodo_core::tasks::Status;
@@ -10,19 +11,56 @@ use super::store::{
 };
 
 /// Tasks in memory, at most `max_tasks` of them and `max_per_principal` of one caller
-/// (expired tasks are forgotten first). Gone when the process ends.
+/// (expired tasks are forgotten first). Gone when the process ends. Creating one costs the
+/// same however many it holds: the counts per caller are kept, and expired tasks are found
+/// in order of expiry.
 #[derive(Debug)]
 pub struct MemoryTaskStore {
-    tasks: Mutex<HashMap<String, TaskRecord>>,
+    tasks: Mutex<Tasks>,
     max_tasks: usize,
     max_per_principal: usize,
+}
+
+#[derive(Debug, Default)]
+struct Tasks {
+    by_id: HashMap<String, TaskRecord>,
+    /// How many of `by_id` each principal holds (none at zero).
+    per_principal: HashMap<Option<String>, usize>,
+    /// Each task's expiry, soonest first.
+    expiries: BinaryHeap<Reverse<(u64, String)>>,
+}
+
+impl Tasks {
+    /// Forgets the tasks expired at `now_ms`; how many.
+    fn forget_expired(&mut self, now_ms: u64) -> usize {
+        let mut forgotten = 0;
+        while let Some(Reverse((at, _))) = self.expiries.peek() {
+            if *at > now_ms {
+                break;
+            }
+            let Some(Reverse((_, task_id))) = self.expiries.pop() else {
+                break;
+            };
+            let Some(task) = self.by_id.remove(&task_id) else {
+                continue;
+            };
+            if let Some(count) = self.per_principal.get_mut(&task.principal) {
+                *count -= 1;
+                if *count == 0 {
+                    self.per_principal.remove(&task.principal);
+                }
+            }
+            forgotten += 1;
+        }
+        forgotten
+    }
 }
 
 impl MemoryTaskStore {
     /// An empty store with these bounds.
     pub fn new(max_tasks: usize, max_per_principal: usize) -> Self {
         MemoryTaskStore {
-            tasks: Mutex::new(HashMap::new()),
+            tasks: Mutex::new(Tasks::default()),
             max_tasks,
             max_per_principal,
         }
@@ -30,7 +68,7 @@ impl MemoryTaskStore {
 
     /// How many tasks it holds.
     pub fn len(&self) -> usize {
-        self.lock().len()
+        self.lock().by_id.len()
     }
 
     /// Whether it holds none.
@@ -38,7 +76,7 @@ impl MemoryTaskStore {
         self.len() == 0
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, TaskRecord>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Tasks> {
         // A panic while holding the lock cannot leave a record half-written: each change
         // is one assignment.
         self.tasks
@@ -55,7 +93,7 @@ impl MemoryTaskStore {
         change: impl FnOnce(&mut TaskRecord) -> T,
     ) -> Option<T> {
         let mut tasks = self.lock();
-        let task = tasks.get_mut(task_id)?;
+        let task = tasks.by_id.get_mut(task_id)?;
         if task.expired(now_ms) || principal.is_some_and(|p| !task.belongs_to(p)) {
             return None;
         }
@@ -66,19 +104,20 @@ impl MemoryTaskStore {
 impl TaskStore for MemoryTaskStore {
     fn create(&self, task: TaskRecord) -> StoreFuture<'_, StoreResult<()>> {
         let mut tasks = self.lock();
-        let now = task.created_at_ms;
-        tasks.retain(|_, t| !t.expired(now));
-        let created = if tasks.len() >= self.max_tasks {
+        tasks.forget_expired(task.created_at_ms);
+        let held = tasks.per_principal.get(&task.principal).copied();
+        let created = if tasks.by_id.len() >= self.max_tasks {
             Err(StoreFull::Server.into())
-        } else if tasks
-            .values()
-            .filter(|t| t.principal == task.principal)
-            .count()
-            >= self.max_per_principal
-        {
+        } else if held.unwrap_or(0) >= self.max_per_principal {
             Err(StoreFull::Principal.into())
         } else {
-            tasks.insert(task.task_id.clone(), task);
+            let expiry = task.created_at_ms.saturating_add(task.ttl_ms);
+            tasks.expiries.push(Reverse((expiry, task.task_id.clone())));
+            *tasks
+                .per_principal
+                .entry(task.principal.clone())
+                .or_default() += 1;
+            tasks.by_id.insert(task.task_id.clone(), task);
             Ok(())
         };
         Box::pin(std::future::ready(created))
@@ -169,9 +208,66 @@ impl TaskStore for MemoryTaskStore {
     }
 
     fn sweep(&self, now_ms: u64) -> StoreFuture<'_, StoreResult<usize>> {
-        let mut tasks = self.lock();
-        let before = tasks.len();
-        tasks.retain(|_, t| !t.expired(now_ms));
-        Box::pin(std::future::ready(Ok(before - tasks.len())))
+        let forgotten = self.lock().forget_expired(now_ms);
+        Box::pin(std::future::ready(Ok(forgotten)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn task(id: &str, principal: &str, created_at_ms: u64) -> TaskRecord {
+        TaskRecord {
+            task_id: id.to_owned(),
+            principal: Some(principal.to_owned()),
+            status: Status::Working,
+            status_message: None,
+            created_at_ms,
+            updated_at_ms: created_at_ms,
+            ttl_ms: 100,
+            poll_interval_ms: 500,
+            payload: None,
+            pending: Vec::new(),
+            answers: Vec::new(),
+            version: 0,
+        }
+    }
+
+    fn create(store: &MemoryTaskStore, task: TaskRecord) -> StoreResult<()> {
+        let mut created = store.create(task);
+        let waker = std::task::Waker::noop();
+        match created.as_mut().poll(&mut std::task::Context::from_waker(waker)) {
+            std::task::Poll::Ready(done) => done,
+            std::task::Poll::Pending => unreachable!("the memory store answers at once"),
+        }
+    }
+
+    #[test]
+    fn expired_tasks_give_their_room_back_to_the_server_and_their_caller() {
+        let store = MemoryTaskStore::new(3, 2);
+        assert_eq!(create(&store, task("a1", "alice", 0)), Ok(()));
+        assert_eq!(create(&store, task("a2", "alice", 10)), Ok(()));
+        let refused = create(&store, task("a3", "alice", 20));
+        assert_eq!(refused, Err(StoreFull::Principal.into()));
+        assert_eq!(create(&store, task("b1", "bob", 20)), Ok(()));
+        assert_eq!(
+            create(&store, task("c1", "carol", 30)),
+            Err(StoreFull::Server.into())
+        );
+        // At 100 the first of alice's has expired: room for one of hers, and no more.
+        assert_eq!(create(&store, task("a3", "alice", 100)), Ok(()));
+        assert_eq!(store.len(), 3);
+        assert_eq!(
+            create(&store, task("a4", "alice", 100)),
+            Err(StoreFull::Server.into())
+        );
+        // At 130 every task but a3 has expired.
+        let mut swept = store.sweep(130);
+        let waker = std::task::Waker::noop();
+        let swept = swept.as_mut().poll(&mut std::task::Context::from_waker(waker));
+        assert_eq!(swept, std::task::Poll::Ready(Ok(2)));
+        assert_eq!(store.len(), 1);
+        assert_eq!(create(&store, task("a4", "alice", 130)), Ok(()));
     }
 }

@@ -35,6 +35,7 @@ use snodo_core::server::{Accepted, Call, Handled, Round, Server, TaskSupport};
 use snodo_core::tasks::{self as wire, Payload, Status, Task, TaskMethod, TaskRequest};
 use tokio::sync::{Notify, Semaphore, broadcast, watch};
 
+use crate::buffers::BufferPool;
 use crate::handler::{AppRunner, AsyncHandler};
 use crate::message::written;
 
@@ -119,7 +120,12 @@ struct HostInner {
     poll_every: Option<Duration>,
     /// Set once the upkeep of a shared store has started.
     upkeep: std::sync::OnceLock<()>,
+    /// The reply buffers of task rounds (`max_result_bytes` each), lent for a round.
+    buffers: BufferPool,
 }
+
+/// Idle round buffers a host keeps for the next rounds (each `max_result_bytes`).
+const KEEP_IDLE_BUFFERS: usize = 8;
 
 /// What a request that needs the store out of reach is answered (-32603).
 const STORE_UNAVAILABLE: &str = "The task store is unavailable; retry later";
@@ -185,6 +191,7 @@ impl TaskHost {
                 )),
                 poll_every,
                 upkeep: std::sync::OnceLock::new(),
+                buffers: BufferPool::new(limits.max_result_bytes, KEEP_IDLE_BUFFERS),
             }),
         }
     }
@@ -392,8 +399,8 @@ impl TaskHost {
             };
             written(|w| rpc::write_error(w, id, rpc::ErrorCode::INTERNAL_ERROR, why, None))
         };
-        let mut out = vec![0; self.inner.limits.max_result_bytes];
-        match server.accept(body, round, &mut out) {
+        let mut out = self.inner.buffers.take();
+        let answer = match server.accept(body, round, &mut out) {
             Ok(Accepted::Call(mut call)) if !requires_task(&call) => {
                 call.decline_task();
                 let mut runner = AppRunner {
@@ -401,16 +408,15 @@ impl TaskHost {
                     notifier: None,
                 };
                 match server.drive_call(call, &mut out, &mut runner).await {
-                    Some(Ok(Handled::Reply(len))) => {
-                        out.truncate(len);
-                        out
-                    }
+                    Some(Ok(Handled::Reply(len))) => out.get(..len).unwrap_or_default().to_vec(),
                     _ => written(|w| server.write_too_large(body, "The reply does not fit", w)),
                 }
             }
             Ok(Accepted::Call(call)) => refuse(Some(call.context().id())),
             _ => refuse(None),
-        }
+        };
+        self.inner.buffers.give(out);
+        answer
     }
 
     /// Tells the work of the cancelled `task_id` (once), and drops it when the grace ends.

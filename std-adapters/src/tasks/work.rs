@@ -183,10 +183,13 @@ impl<A: AsyncHandler + 'static> Work<A> {
         }
     }
 
-    /// One round of the request `body`, run as the task's work: the reply's bytes.
+    /// One round of the request `body`, run as the task's work: the reply's bytes, in a
+    /// vector of their own size (a task parked on input keeps its reply, not the round's
+    /// buffer, which goes back to the host's pool).
     async fn round(&self, body: &[u8]) -> Vec<u8> {
         let server = &*self.server;
-        let mut out = vec![0; self.host.inner.limits.max_result_bytes];
+        let buffers = &self.host.inner.buffers;
+        let mut out = buffers.take();
         let round = Round {
             now: unix_seconds(),
             principal: self
@@ -210,8 +213,9 @@ impl<A: AsyncHandler + 'static> Work<A> {
             Ok(Accepted::Replied(len)) => len,
             _ => 0,
         };
-        out.truncate(len);
-        out
+        let reply = out.get(..len).unwrap_or_default().to_vec();
+        buffers.give(out);
+        reply
     }
 }
 
