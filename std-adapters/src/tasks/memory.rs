@@ -237,7 +237,10 @@ mod tests {
     fn create(store: &MemoryTaskStore, task: TaskRecord) -> StoreResult<()> {
         let mut created = store.create(task);
         let waker = std::task::Waker::noop();
-        match created.as_mut().poll(&mut std::task::Context::from_waker(waker)) {
+        match created
+            .as_mut()
+            .poll(&mut std::task::Context::from_waker(waker))
+        {
             std::task::Poll::Ready(done) => done,
             std::task::Poll::Pending => unreachable!("the memory store answers at once"),
         }
@@ -265,7 +268,9 @@ mod tests {
         // At 130 every task but a3 has expired.
         let mut swept = store.sweep(130);
         let waker = std::task::Waker::noop();
-        let swept = swept.as_mut().poll(&mut std::task::Context::from_waker(waker));
+        let swept = swept
+            .as_mut()
+            .poll(&mut std::task::Context::from_waker(waker));
         assert_eq!(swept, std::task::Poll::Ready(Ok(2)));
         assert_eq!(store.len(), 1);
         assert_eq!(create(&store, task("a4", "alice", 130)), Ok(()));

@@ -75,7 +75,8 @@ impl<A: AsyncHandler + 'static> Work<A> {
         };
         let mut body = first.to_vec();
         for round in 1..=limits.max_rounds {
-            let reply = self.round(&body).await;
+            // Boxed: a task parked on input keeps only this loop's state, not a round's.
+            let reply = Box::pin(self.round(&body)).await;
             let came = match read_reply(&reply) {
                 Ok(came) => came,
                 Err(why) => return failed(why),
