@@ -69,15 +69,23 @@ impl<A: AsyncHandler + 'static> Work<A> {
 
     async fn rounds(&self, first: Bytes) -> (Status, String) {
         let limits = self.host.inner.limits;
-        let mut request: Value = match serde_json::from_slice(&first) {
+        // A copy of its own size: the request's bytes may be a slice of a larger buffer,
+        // which a task parked on input for minutes would otherwise keep alive.
+        let mut body = first.to_vec();
+        drop(first);
+        let mut request: Value = match serde_json::from_slice(&body) {
             Ok(request) => request,
             Err(_) => return failed("the task's request is not JSON"),
         };
-        let mut body = first.to_vec();
         for round in 1..=limits.max_rounds {
-            // Boxed: a task parked on input keeps only this loop's state, not a round's.
-            let reply = Box::pin(self.round(&body)).await;
-            let came = match read_reply(&reply) {
+            // What a parked task keeps is this loop's state: the request as a value and what
+            // the round asked. The round (boxed), its bytes and its reply's go first.
+            let sent = std::mem::take(&mut body);
+            let reply = Box::pin(self.round(&sent)).await;
+            drop(sent);
+            let came = read_reply(&reply);
+            drop(reply);
+            let came = match came {
                 Ok(came) => came,
                 Err(why) => return failed(why),
             };
