@@ -9,7 +9,8 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use http_client::{PATIENCE, first_text, message, open, post, send, serve_service, with};
+use http_client::tasks::{created, declaring, send_as};
+use http_client::{PATIENCE, first_text, message, open, post, send, serve_service, tasks, with};
 use serde_json::{Value, json};
 use snodo_core::mrtr::{Elicitation, Response};
 use snodo_core::server::{
@@ -128,17 +129,6 @@ impl AsyncHandler for App {
     }
 }
 
-/// The `_meta` of a request that declares the extension.
-fn declaring() -> Value {
-    json!({
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": {
-            "elicitation": {"form": {}},
-            "extensions": {"io.modelcontextprotocol/tasks": {}}
-        }
-    })
-}
-
 struct Endpoint {
     addr: SocketAddr,
     probes: Probes,
@@ -185,33 +175,13 @@ impl Endpoint {
     }
 
     async fn get(&self, user: &str, task_id: &str) -> Value {
-        self.send(user, "tasks/get", json!({"taskId": task_id}))
-            .await
+        tasks::get(self.addr, user, task_id).await
     }
 
     /// Polls `task_id` until its status is `status` (within [`PATIENCE`]).
     async fn until(&self, user: &str, task_id: &str, status: &str) -> Value {
-        let polled = async {
-            loop {
-                let got = self.get(user, task_id).await;
-                if got["result"]["status"] == status {
-                    return got;
-                }
-                tokio::time::sleep(Duration::from_millis(10)).await;
-            }
-        };
-        tokio::time::timeout(PATIENCE, polled)
-            .await
-            .unwrap_or_else(|_| panic!("task {task_id} never became {status}"))
+        tasks::until(self.addr, user, task_id, status).await
     }
-}
-
-/// Sends `method` with `params` (and the declaring `_meta`) to `addr` as `user`.
-async fn send_as(addr: SocketAddr, user: &str, method: &str, mut params: Value) -> Value {
-    params["_meta"] = declaring();
-    let body = message(json!(1), method, params);
-    let request = with(post(addr, &body), "x-user", user.as_bytes());
-    send(addr, request).await.json()
 }
 
 impl Endpoint {
@@ -226,15 +196,6 @@ impl Endpoint {
             .await
             .expect("every task's work ended");
     }
-}
-
-/// The id of the task a response created.
-fn created(response: &Value) -> String {
-    assert_eq!(response["result"]["resultType"], "task", "{response}");
-    response["result"]["taskId"]
-        .as_str()
-        .expect("a taskId")
-        .to_owned()
 }
 
 fn is_unknown_task(response: &Value) {

@@ -13,7 +13,7 @@ use std::net::SocketAddr;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
-use http_client::{PATIENCE, message, post, send, serve_service, with};
+use http_client::{PATIENCE, serve_service, tasks};
 use postgres::TempPostgres;
 use serde_json::{Value, json};
 use snodo_core::mrtr::{Elicitation, Response};
@@ -168,47 +168,20 @@ async fn node_at(url: &str, name: &str, limits: TaskLimits) -> Node {
 }
 
 impl Node {
-    async fn send(&self, user: &str, method: &str, mut params: Value) -> Value {
-        params["_meta"] = json!({
-            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientCapabilities": {
-                "elicitation": {"form": {}},
-                "extensions": {"io.modelcontextprotocol/tasks": {}}
-            }
-        });
-        let body = message(json!(1), method, params);
-        let request = with(post(self.addr, &body), "x-user", user.as_bytes());
-        send(self.addr, request).await.json()
+    async fn send(&self, user: &str, method: &str, params: Value) -> Value {
+        tasks::send_as(self.addr, user, method, params).await
     }
 
     async fn create(&self, user: &str, tool: &str) -> String {
-        let created = self.send(user, "tools/call", json!({"name": tool})).await;
-        assert_eq!(created["result"]["resultType"], "task", "{created}");
-        created["result"]["taskId"]
-            .as_str()
-            .expect("a taskId")
-            .to_owned()
+        tasks::created(&self.send(user, "tools/call", json!({"name": tool})).await)
     }
 
     async fn get(&self, user: &str, task_id: &str) -> Value {
-        self.send(user, "tasks/get", json!({"taskId": task_id}))
-            .await
+        tasks::get(self.addr, user, task_id).await
     }
 
-    /// Polls until the task's status is `status` (within [`PATIENCE`]).
     async fn until(&self, user: &str, task_id: &str, status: &str) -> Value {
-        let polled = async {
-            loop {
-                let got = self.get(user, task_id).await;
-                if got["result"]["status"] == status {
-                    return got;
-                }
-                tokio::time::sleep(Duration::from_millis(20)).await;
-            }
-        };
-        tokio::time::timeout(PATIENCE, polled)
-            .await
-            .unwrap_or_else(|_| panic!("task {task_id} never became {status}"))
+        tasks::until(self.addr, user, task_id, status).await
     }
 }
 

@@ -20,6 +20,7 @@ use tokio::task::JoinHandle;
 
 pub mod logs;
 pub mod process;
+pub mod tasks;
 #[cfg(feature = "tls")]
 pub mod tls;
 
