@@ -217,6 +217,16 @@ async fn liveness_and_readiness() {
     );
     health.set_ready(true);
     assert_eq!(get(addr, "/readyz").await.status, StatusCode::OK);
+    // A required check that fails (a task store out of reach) makes it unready too.
+    let store_up = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let up = std::sync::Arc::clone(&store_up);
+    health.require(move || up.load(std::sync::atomic::Ordering::Relaxed));
+    assert_eq!(
+        get(addr, "/readyz").await.status,
+        StatusCode::SERVICE_UNAVAILABLE
+    );
+    store_up.store(true, std::sync::atomic::Ordering::Relaxed);
+    assert_eq!(get(addr, "/readyz").await.status, StatusCode::OK);
     health.set_ready(false);
     assert_eq!(
         get(addr, "/readyz").await.status,

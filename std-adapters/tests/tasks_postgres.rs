@@ -183,6 +183,18 @@ impl Node {
     async fn until(&self, user: &str, task_id: &str, status: &str) -> Value {
         tasks::until(self.addr, user, task_id, status).await
     }
+
+    /// Waits (within [`PATIENCE`]) until the host reports its store `reachable` or not.
+    async fn reachable_becomes(&self, reachable: bool) {
+        let seen = async {
+            while self.host.store_reachable() != reachable {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+        };
+        tokio::time::timeout(PATIENCE, seen)
+            .await
+            .unwrap_or_else(|_| panic!("the store never became reachable: {reachable}"));
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -363,7 +375,10 @@ async fn a_database_outage_is_a_clear_error_and_the_servers_recover_without_a_re
         answered["error"]["message"],
         "The task store is unavailable; retry later"
     );
+    // Its readiness follows (the host's upkeep asks the store at most every second).
+    a.reachable_becomes(false).await;
     pg.start_again();
+    a.reachable_becomes(true).await;
     // The pool connects again on its own: the task is there, as it was.
     let back = a.until("alice", &task, "input_required").await;
     assert!(back["result"]["inputRequests"].is_object(), "{back}");
@@ -395,4 +410,30 @@ async fn the_schema_is_made_once_whoever_connects_first() {
     );
     assert_eq!(pg.query("SELECT count(*) FROM snodo_migrations"), "1");
     assert_eq!(pg.query("SELECT count(*) FROM snodo_tasks"), "0");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_draining_server_ends_the_tasks_it_still_runs_after_its_grace() {
+    logs();
+    let pg = TempPostgres::start();
+    let (a, b) = (
+        node(&pg, "a", limits()).await,
+        node(&pg, "b", limits()).await,
+    );
+    let holding = a.holding.notified();
+    let task = a.create("alice", "hold").await;
+    tokio::time::timeout(PATIENCE, holding)
+        .await
+        .expect("the work runs on a");
+    // `hold` never ends on its own: the grace runs out, and the drain itself ends it (its
+    // lease, renewed by a's upkeep all along, has not run out).
+    let ended = a.host.wind_down(Duration::from_millis(200)).await;
+    assert_eq!(ended, 1);
+    assert_eq!(a.host.running_work(), 0);
+    let failed = b.get("alice", &task).await;
+    assert_eq!(failed["result"]["status"], "failed", "{failed}");
+    assert_eq!(
+        failed["result"]["error"]["message"],
+        "the server running this task stopped"
+    );
 }

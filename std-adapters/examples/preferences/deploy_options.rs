@@ -135,6 +135,9 @@ impl DeployOptions {
             service = self.with_auth(service).map_err(refuse)?;
         }
         let health = Health::new();
+        // Unready while the task store is out of reach (a shared database down).
+        let tasks = service.tasks().clone();
+        health.require(move || tasks.store_reachable());
         if let Some(addr) = self.metrics {
             let metrics = Metrics::new();
             service = service.with_metrics(metrics.clone());

@@ -171,6 +171,7 @@ fn run_http(
     let served = runtime.block_on(async {
         let config = HttpConfig::new().with_addr(addr);
         let host = tasks_options::host(tasks, deploy.node_name()).await?;
+        let tasks = host.clone();
         let listener = deploy
             .listen(config, |config| {
                 McpService::with_slot(keys.slot().clone(), config).with_tasks(host)
@@ -184,7 +185,10 @@ fn run_http(
         tracing::info!(%url, "serving over Streamable HTTP");
         keys.reload_on_sighup()?;
         snodo_std::signals::drain_on_terminate(listener.shutdown_handle())?;
-        listener.serve().await
+        listener.serve().await?;
+        // Drained: tasks kept in a shared database get a while to finish (docs/deploy.md).
+        tasks.wind_down(tasks_options::DRAIN_GRACE).await;
+        Ok::<(), std::io::Error>(())
     });
     match served {
         Ok(()) => ExitCode::SUCCESS,

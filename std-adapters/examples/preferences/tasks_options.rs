@@ -8,6 +8,10 @@ use std::io;
 
 use snodo_std::tasks::{TaskHost, TaskLimits};
 
+/// How long a draining server's running tasks may go on once it takes no more requests,
+/// with tasks in a shared database; those left then end `failed`.
+pub const DRAIN_GRACE: std::time::Duration = std::time::Duration::from_secs(30);
+
 /// The task host of an HTTP server: in the database the environment names, if any
 /// (this node's leases under `node`), else in memory.
 pub async fn host(limits: TaskLimits, node: Option<String>) -> io::Result<TaskHost> {

@@ -193,6 +193,12 @@ impl<A: AsyncHandler + 'static> McpService<A> {
         }
     }
 
+    /// Where this endpoint keeps its tasks (for a readiness check on its store, or to wait
+    /// for its running tasks when draining).
+    pub fn tasks(&self) -> &TaskHost {
+        &self.inner.tasks
+    }
+
     /// Counts every request in `metrics` (show them with an
     /// [`OpsServer`](super::ops::OpsServer)).
     #[must_use]

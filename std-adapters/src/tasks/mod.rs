@@ -122,10 +122,18 @@ struct HostInner {
     upkeep: std::sync::OnceLock<()>,
     /// The reply buffers of task rounds (`max_result_bytes` each), lent for a round.
     buffers: BufferPool,
+    /// Whether the store answered the last upkeep round's health check.
+    reachable: std::sync::atomic::AtomicBool,
+    /// Notified whenever a task's work ends here.
+    work_ended: Notify,
 }
 
 /// Idle round buffers a host keeps for the next rounds (each `max_result_bytes`).
 const KEEP_IDLE_BUFFERS: usize = 8;
+
+/// What a task whose server stopped ends with (-32603): the lease ran out, or the server
+/// drained before the task finished.
+pub(crate) const STOPPED: &str = "the server running this task stopped";
 
 /// What a request that needs the store out of reach is answered (-32603).
 const STORE_UNAVAILABLE: &str = "The task store is unavailable; retry later";
@@ -192,6 +200,8 @@ impl TaskHost {
                 poll_every,
                 upkeep: std::sync::OnceLock::new(),
                 buffers: BufferPool::new(limits.max_result_bytes, KEEP_IDLE_BUFFERS),
+                reachable: std::sync::atomic::AtomicBool::new(true),
+                work_ended: Notify::new(),
             }),
         }
     }
@@ -461,6 +471,66 @@ impl TaskHost {
     /// Forgets the work of `task_id` (it ended, or was dropped).
     fn ended(&self, task_id: &str) {
         self.running().remove(task_id);
+        self.inner.work_ended.notify_waiters();
+    }
+
+    /// A draining server's last step, once its listener takes no more requests: with a store
+    /// other servers share, waits up to `grace` for the tasks running here to finish (one
+    /// parked on input may still be answered through another server), then ends those left
+    /// `failed` ("the server running this task stopped") and drops their work, so that no
+    /// client waits for their leases to run out. How many it ended so. With a store of this
+    /// process alone it returns at once: the tasks go with the process.
+    pub async fn wind_down(&self, grace: Duration) -> usize {
+        if self.inner.poll_every.is_none() {
+            return 0;
+        }
+        let deadline = tokio::time::Instant::now() + grace;
+        loop {
+            // Registered before the check, so an end between the two is not missed.
+            let ended = self.inner.work_ended.notified();
+            if self.running_work() == 0 {
+                return 0;
+            }
+            if tokio::time::timeout_at(deadline, ended).await.is_err() {
+                break;
+            }
+        }
+        let left: Vec<(String, tokio::task::AbortHandle)> = self
+            .running()
+            .iter()
+            .map(|(id, work)| (id.clone(), work.abort.clone()))
+            .collect();
+        let error = serde_json::json!({"code": -32603, "message": STOPPED}).to_string();
+        let mut ended = 0;
+        for (task_id, abort) in left {
+            abort.abort();
+            let now = time::now_ms();
+            let message = Some(STOPPED.to_owned());
+            let store = self.store();
+            let finished = store.finish(&task_id, Status::Failed, error.clone(), message, now);
+            if matches!(finished.await, Ok(true)) {
+                ended += 1;
+                self.changed(&task_id);
+            }
+        }
+        // The aborted work goes as soon as the runtime drops it (a second at most).
+        let gone = tokio::time::Instant::now() + Duration::from_secs(1);
+        loop {
+            let dropped = self.inner.work_ended.notified();
+            if self.running_work() == 0 || tokio::time::timeout_at(gone, dropped).await.is_err() {
+                break;
+            }
+        }
+        tracing::info!(ended, "tasks running past the drain's grace ended failed");
+        ended
+    }
+
+    /// Whether the task store answered the last look at it: always, for a store of this
+    /// process; for a shared one, its [`TaskStore::healthy`] on the host's last round of
+    /// upkeep (at most a second ago, once the host has served a task request). A readiness
+    /// probe reports it: `Health::require(move || host.store_reachable())`.
+    pub fn store_reachable(&self) -> bool {
+        self.inner.reachable.load(Ordering::Relaxed)
     }
 
     /// How many tasks' work runs in this process now.

@@ -31,7 +31,7 @@ use tokio_postgres::{AsyncMessage, NoTls, Row};
 use super::store::{
     Answers, StoreError, StoreFull, StoreFuture, StoreResult, Submitted, TaskRecord,
 };
-use super::{TaskLimits, TaskStore};
+use super::{STOPPED, TaskLimits, TaskStore};
 
 /// The migrations, in order: (version, SQL).
 const MIGRATIONS: &[(i32, &str)] = &[(1, include_str!("../../migrations/postgres/0001_tasks.sql"))];
@@ -231,8 +231,8 @@ impl PostgresTaskStore {
         })
     }
 
-    /// Whether the database answers now (for a readiness check).
-    pub async fn healthy(&self) -> bool {
+    /// Whether the database answers now.
+    async fn answers_now(&self) -> bool {
         let Ok(client) = self.client().await else {
             return false;
         };
@@ -420,9 +420,6 @@ impl PostgresTaskStore {
     }
 }
 
-/// What a task whose server stopped renewing its lease ends with.
-const STOPPED: &str = "the server running this task stopped";
-
 impl TaskStore for PostgresTaskStore {
     fn create(&self, task: TaskRecord) -> StoreFuture<'_, StoreResult<()>> {
         Box::pin(self.create_task(task))
@@ -524,6 +521,10 @@ impl TaskStore for PostgresTaskStore {
                 .await?;
             Ok(usize::try_from(deleted).unwrap_or(usize::MAX))
         })
+    }
+
+    fn healthy(&self) -> StoreFuture<'_, bool> {
+        Box::pin(self.answers_now())
     }
 
     fn changes(&self) -> Option<broadcast::Receiver<Arc<str>>> {

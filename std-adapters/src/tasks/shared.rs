@@ -5,6 +5,7 @@
 //! renewing theirs.
 
 use std::sync::Arc;
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use snodo_core::tasks::Status;
@@ -86,6 +87,10 @@ impl TaskHost {
     async fn upkeep(&self) {
         let ids: Vec<Arc<str>> = self.running().keys().map(|id| id.as_str().into()).collect();
         let store = self.store();
+        let healthy = store.healthy().await;
+        if healthy != self.inner.reachable.swap(healthy, Ordering::Relaxed) {
+            tracing::info!(reachable = healthy, "the task store's reachability changed");
+        }
         let now = time::now_ms();
         if let Some(lease) = store.lease_ms() {
             let until = now.saturating_add(lease);

@@ -175,6 +175,14 @@ pub trait TaskStore: Send + Sync + 'static {
     /// Forgets expired tasks; how many.
     fn sweep(&self, now_ms: u64) -> StoreFuture<'_, StoreResult<usize>>;
 
+    /// Whether the store answers now (`true`, the default, for a store in this process's
+    /// memory). The host asks a shared store on every round of its upkeep, and its answer is
+    /// [`TaskHost::store_reachable`](super::TaskHost::store_reachable), which a readiness
+    /// probe reports.
+    fn healthy(&self) -> StoreFuture<'_, bool> {
+        Box::pin(std::future::ready(true))
+    }
+
     /// The ids of tasks that other processes sharing this store changed, as they change
     /// (`None`, the default: no other process shares it). A receiver that lags has missed
     /// some; the host then polls its running tasks, as it does now and then anyway.

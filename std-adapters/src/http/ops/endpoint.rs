@@ -4,8 +4,8 @@
 use std::convert::Infallible;
 use std::io;
 use std::net::SocketAddr;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -26,11 +26,24 @@ const MAX_CONNECTIONS: usize = 32;
 const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Whether this process should receive traffic, as `/readyz` reports it. Starts not ready;
-/// the host sets it ready once it serves and unready when it starts to drain. Cheap to
-/// clone; clones share the flag.
-#[derive(Clone, Debug, Default)]
+/// the host sets it ready once it serves and unready when it starts to drain, and may add
+/// checks that must hold too (the task store reachable). Cheap to clone; clones share the
+/// flag and the checks.
+#[derive(Clone, Default)]
 pub struct Health {
     ready: Arc<AtomicBool>,
+    checks: Arc<Mutex<Vec<Check>>>,
+}
+
+/// A readiness check: cheap, for it runs on every probe.
+type Check = Arc<dyn Fn() -> bool + Send + Sync>;
+
+impl std::fmt::Debug for Health {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Health")
+            .field("ready", &self.ready.load(Ordering::Relaxed))
+            .finish_non_exhaustive()
+    }
 }
 
 impl Health {
@@ -44,9 +57,20 @@ impl Health {
         self.ready.store(ready, Ordering::Release);
     }
 
-    /// Whether ready for traffic.
+    /// Ready only while `check` holds as well, for example the task store reachable:
+    /// `health.require(move || host.store_reachable())`.
+    pub fn require(&self, check: impl Fn() -> bool + Send + Sync + 'static) {
+        let mut checks = self.checks.lock().unwrap_or_else(PoisonError::into_inner);
+        checks.push(Arc::new(check));
+    }
+
+    /// Whether ready for traffic: set ready, and every required check holds.
     pub fn is_ready(&self) -> bool {
-        self.ready.load(Ordering::Acquire)
+        if !self.ready.load(Ordering::Acquire) {
+            return false;
+        }
+        let checks = self.checks.lock().unwrap_or_else(PoisonError::into_inner);
+        checks.iter().all(|check| check())
     }
 }
 
