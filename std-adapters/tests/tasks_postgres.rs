@@ -22,6 +22,7 @@ use snodo_core::server::{
 };
 use snodo_core::tasks::{Status, TaskPhase};
 use snodo_std::AsyncHandler;
+use snodo_std::http::ops::Metrics;
 use snodo_std::http::{HttpConfig, McpService};
 use snodo_std::tasks::{
     PostgresConfig, PostgresTaskStore, TaskContext, TaskHost, TaskLimits, TaskRecord, TaskStore,
@@ -116,6 +117,7 @@ impl AsyncHandler for App {
 struct Node {
     addr: SocketAddr,
     host: TaskHost,
+    metrics: Metrics,
     holding: Arc<Notify>,
     saw_cancel: Arc<Notify>,
 }
@@ -152,7 +154,9 @@ async fn node_at(url: &str, name: &str, limits: TaskLimits) -> Node {
     let server = Server::new(Config::new("tasks", "1"), app).expect("valid definitions");
     let host = TaskHost::new(store(url, name, &limits).await, limits);
     let config = HttpConfig::new().with_addr(SocketAddr::from(([127, 0, 0, 1], 0)));
+    let metrics = Metrics::new();
     let service = McpService::new(Arc::new(server), config)
+        .with_metrics(metrics.clone())
         .with_tasks(host.clone())
         .with_principal(|parts| {
             let user = parts.headers.get("x-user")?;
@@ -162,6 +166,7 @@ async fn node_at(url: &str, name: &str, limits: TaskLimits) -> Node {
     Node {
         addr: running.addr,
         host,
+        metrics,
         holding,
         saw_cancel,
     }
@@ -182,6 +187,18 @@ impl Node {
 
     async fn until(&self, user: &str, task_id: &str, status: &str) -> Value {
         tasks::until(self.addr, user, task_id, status).await
+    }
+
+    /// Waits (within [`PATIENCE`]) until the metrics show the line `line`.
+    async fn metric_shows(&self, line: &str) {
+        let seen = async {
+            while !self.metrics.encode().lines().any(|l| l == line) {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+        };
+        tokio::time::timeout(PATIENCE, seen)
+            .await
+            .unwrap_or_else(|_| panic!("no `{line}` in the metrics:\n{}", self.metrics.encode()));
     }
 
     /// Waits (within [`PATIENCE`]) until the host reports its store `reachable` or not.
@@ -224,6 +241,12 @@ async fn a_task_created_on_one_server_is_answered_on_another_and_ends_alike_on_b
         seen["result"], done["result"],
         "both servers report it alike"
     );
+    // Both count the cluster's tasks; `a` timed its store's creation.
+    a.metric_shows(r#"mcp_tasks{status="completed"} 1"#).await;
+    b.metric_shows(r#"mcp_tasks{status="completed"} 1"#).await;
+    b.metric_shows(r#"mcp_tasks{status="working"} 0"#).await;
+    a.metric_shows(r#"mcp_task_store_duration_seconds_count{operation="create"} 1"#)
+        .await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -286,6 +309,7 @@ async fn a_task_whose_server_stopped_ends_failed_within_its_lease() {
         failed["result"]["error"]["message"],
         "the server running this task stopped"
     );
+    b.metric_shows("mcp_task_lease_expiries_total 1").await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -187,6 +187,9 @@ impl<A: AsyncHandler + 'static> McpService<A> {
     #[must_use]
     pub fn with_tasks(self, tasks: TaskHost) -> Self {
         let mut inner = Arc::unwrap_or_clone(self.inner);
+        if let Some(metrics) = &inner.metrics {
+            tasks.observe(metrics.clone());
+        }
         inner.tasks = tasks;
         McpService {
             inner: Arc::new(inner),
@@ -204,6 +207,7 @@ impl<A: AsyncHandler + 'static> McpService<A> {
     #[must_use]
     pub fn with_metrics(self, metrics: Metrics) -> Self {
         let mut inner = Arc::unwrap_or_clone(self.inner);
+        inner.tasks.observe(metrics.clone());
         inner.metrics = Some(metrics);
         McpService {
             inner: Arc::new(inner),

@@ -207,6 +207,17 @@ impl TaskStore for MemoryTaskStore {
         Box::pin(std::future::ready(Ok(kept.unwrap_or(false))))
     }
 
+    fn count_by_status(&self, now_ms: u64) -> StoreFuture<'_, StoreResult<Vec<(Status, u64)>>> {
+        let mut counts = Status::ALL.map(|status| (status, 0));
+        let tasks = self.lock();
+        for task in tasks.by_id.values().filter(|t| !t.expired(now_ms)) {
+            if let Some((_, count)) = counts.iter_mut().find(|(s, _)| *s == task.status) {
+                *count += 1;
+            }
+        }
+        Box::pin(std::future::ready(Ok(counts.to_vec())))
+    }
+
     fn sweep(&self, now_ms: u64) -> StoreFuture<'_, StoreResult<usize>> {
         let forgotten = self.lock().forget_expired(now_ms);
         Box::pin(std::future::ready(Ok(forgotten)))

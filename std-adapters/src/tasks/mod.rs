@@ -15,6 +15,7 @@
 mod context;
 mod feed;
 mod memory;
+mod metered;
 #[cfg(feature = "postgres")]
 mod postgres;
 mod shared;
@@ -104,7 +105,8 @@ pub struct TaskHost {
 }
 
 struct HostInner {
-    store: Arc<dyn TaskStore>,
+    /// The store, timed into the endpoint's metrics once it has some.
+    store: metered::Metered,
     limits: TaskLimits,
     /// The work of each task running in this process: woken when its input is answered,
     /// told when it is cancelled, and aborted when it outlives the grace that follows.
@@ -189,7 +191,7 @@ impl TaskHost {
             shared.then(|| shared::period(store.lease_ms()).unwrap_or(Duration::from_secs(1)));
         TaskHost {
             inner: Arc::new(HostInner {
-                store,
+                store: metered::Metered::new(store),
                 limits,
                 running: Mutex::new(HashMap::new()),
                 changes: broadcast::channel(CHANGES_CAPACITY).0,
@@ -218,7 +220,7 @@ impl TaskHost {
     }
 
     fn store(&self) -> &dyn TaskStore {
-        &*self.inner.store
+        &self.inner.store
     }
 
     /// Tells the streams that watch `task_id` that it changed.
@@ -319,7 +321,7 @@ impl TaskHost {
         principal: Option<&str>,
     ) -> Vec<u8> {
         self.keep_up();
-        let store = &*self.inner.store;
+        let store = &self.inner.store;
         let now = time::now_ms();
         let unknown = || written(|w| wire::write_unknown_task(w, Some(id)));
         // A task id is hex: one that needs unescaping names no task.
@@ -531,6 +533,12 @@ impl TaskHost {
     /// probe reports it: `Health::require(move || host.store_reachable())`.
     pub fn store_reachable(&self) -> bool {
         self.inner.reachable.load(Ordering::Relaxed)
+    }
+
+    /// Times the store's operations, counts its tasks by status (every second) and its lease
+    /// expiries into `metrics` from now on (the first metrics given stay).
+    pub(crate) fn observe(&self, metrics: crate::http::ops::Metrics) {
+        self.inner.store.observe(metrics);
     }
 
     /// How many tasks' work runs in this process now.

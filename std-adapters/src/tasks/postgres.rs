@@ -523,6 +523,25 @@ impl TaskStore for PostgresTaskStore {
         })
     }
 
+    fn count_by_status(&self, now_ms: u64) -> StoreFuture<'_, StoreResult<Vec<(Status, u64)>>> {
+        Box::pin(async move {
+            let client = self.client().await?;
+            let rows = self
+                .timed(client.query(
+                    "SELECT status, count(*) FROM snodo_tasks WHERE expires_at_ms > $1 \
+                     GROUP BY status",
+                    &[&to_db(now_ms)],
+                ))
+                .await?;
+            let counted = rows.iter().filter_map(|row| {
+                let status = Status::from_name(row.try_get(0).ok()?)?;
+                let count: i64 = row.try_get(1).ok()?;
+                Some((status, u64::try_from(count).unwrap_or(0)))
+            });
+            Ok(counted.collect())
+        })
+    }
+
     fn healthy(&self) -> StoreFuture<'_, bool> {
         Box::pin(self.answers_now())
     }

@@ -13,23 +13,39 @@ use tokio::sync::broadcast::error::RecvError;
 
 use super::{TaskHost, time};
 
+/// How often the metrics' count of tasks by status is taken.
+const COUNT_EVERY: Duration = Duration::from_secs(1);
+
 /// The host's round of upkeep: every third of the lease (at most every second).
 pub(super) fn period(lease_ms: Option<u64>) -> Option<Duration> {
     lease_ms.map(|lease| Duration::from_millis((lease / 3).clamp(100, 1_000)))
 }
 
 impl TaskHost {
-    /// Starts the upkeep once, from inside the runtime, when the store is shared.
+    /// Starts the upkeep once, from inside the runtime: the count of tasks for the metrics,
+    /// when there are metrics, and the rounds of a shared store.
     pub(super) fn keep_up(&self) {
-        let Some(every) = self.inner.poll_every else {
-            return;
-        };
         if self.inner.upkeep.set(()).is_err() {
             return;
         }
-        let changes = self.store().changes();
         // The loops hold the host weakly: they end when the last clone of it is dropped.
         let weak = Arc::downgrade(&self.inner);
+        if self.inner.store.metrics().is_some() {
+            let weak = weak.clone();
+            tokio::spawn(async move {
+                let mut tick = tokio::time::interval(COUNT_EVERY);
+                tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+                loop {
+                    tick.tick().await;
+                    let Some(inner) = weak.upgrade() else { return };
+                    TaskHost { inner }.count().await;
+                }
+            });
+        }
+        let Some(every) = self.inner.poll_every else {
+            return;
+        };
+        let changes = self.store().changes();
         if let Some(mut changes) = changes {
             let weak = weak.clone();
             tokio::spawn(async move {
@@ -55,6 +71,20 @@ impl TaskHost {
                 TaskHost { inner }.upkeep().await;
             }
         });
+    }
+
+    /// Sets the metrics' count of live tasks by status.
+    async fn count(&self) {
+        let Some(metrics) = self.inner.store.metrics() else {
+            return;
+        };
+        let Ok(counts) = self.store().count_by_status(time::now_ms()).await else {
+            return;
+        };
+        for status in Status::ALL {
+            let found = counts.iter().find(|(s, _)| *s == status);
+            metrics.set_tasks(status.name(), found.map_or(0, |(_, count)| *count));
+        }
     }
 
     /// Another process changed `task_id`: this one's streams are told, and its work, if it
@@ -99,6 +129,9 @@ impl TaskHost {
             }
             match store.expire_leases(now).await {
                 Ok(expired) => {
+                    if let Some(metrics) = self.inner.store.metrics() {
+                        metrics.leases_expired(expired.len());
+                    }
                     for task_id in expired {
                         tracing::info!(task = %task_id, "a task's lease ran out: failed");
                         self.changed(&task_id);

@@ -183,6 +183,13 @@ pub trait TaskStore: Send + Sync + 'static {
         Box::pin(std::future::ready(true))
     }
 
+    /// How many live tasks it holds, by status, for the metrics (a store that cannot count
+    /// them cheaply answers none, the default).
+    fn count_by_status(&self, now_ms: u64) -> StoreFuture<'_, StoreResult<Vec<(Status, u64)>>> {
+        let _ = now_ms;
+        Box::pin(std::future::ready(Ok(Vec::new())))
+    }
+
     /// The ids of tasks that other processes sharing this store changed, as they change
     /// (`None`, the default: no other process shares it). A receiver that lags has missed
     /// some; the host then polls its running tasks, as it does now and then anyway.

@@ -174,7 +174,7 @@ impl<A: AsyncHandler + 'static> Work<A> {
         &'s self,
         mut step: impl FnMut(&'s dyn TaskStore) -> StoreFuture<'s, StoreResult<T>>,
     ) -> Option<T> {
-        let store = &*self.host.inner.store;
+        let store = &self.host.inner.store;
         let give_up = Instant::now() + Duration::from_millis(self.host.inner.limits.ttl_ms);
         let mut wait = Duration::from_millis(50);
         loop {

@@ -15,6 +15,8 @@ use super::outcome::Outcome;
 
 type MethodOutcome = [(&'static str, &'static str); 2];
 type MethodOnly = [(&'static str, &'static str); 1];
+type StatusOnly = [(&'static str, &'static str); 1];
+type OperationOnly = [(&'static str, &'static str); 1];
 
 /// Metrics of the MCP endpoint, for [`McpService::with_metrics`](crate::http::McpService::with_metrics)
 /// and the [`OpsServer`](super::OpsServer) that shows them. Cheap to clone; clones share
@@ -28,6 +30,13 @@ type MethodOnly = [(&'static str, &'static str); 1];
 /// | `mcp_requests_in_flight` | gauge | |
 /// | `mcp_input_required_total` | counter | |
 /// | `mcp_state_open_failures_total` | counter | |
+/// | `mcp_tasks` | gauge (live tasks in the store, counted every second) | `status` |
+/// | `mcp_task_store_duration_seconds` | histogram (0.25 ms to 8 s) | `operation` |
+/// | `mcp_task_lease_expiries_total` | counter (tasks this node ended for a lease run out) | |
+///
+/// The task metrics count once [`McpService::with_tasks`](crate::http::McpService::with_tasks)
+/// and `with_metrics` are both given; with a shared store, `mcp_tasks` is the whole
+/// cluster's.
 #[derive(Clone)]
 pub struct Metrics {
     inner: Arc<Inner>,
@@ -40,6 +49,9 @@ struct Inner {
     in_flight: Gauge,
     input_required: Counter,
     state_failures: Counter,
+    tasks: Family<StatusOnly, Gauge>,
+    store_duration: Family<OperationOnly, Histogram, fn() -> Histogram>,
+    lease_expiries: Counter,
 }
 
 impl fmt::Debug for Metrics {
@@ -69,6 +81,12 @@ impl Metrics {
         let in_flight = Gauge::default();
         let input_required = Counter::default();
         let state_failures = Counter::default();
+        let tasks = Family::<StatusOnly, Gauge>::default();
+        let store_duration =
+            Family::<OperationOnly, Histogram, fn() -> Histogram>::new_with_constructor(
+                latency_histogram,
+            );
+        let lease_expiries = Counter::default();
         let mut registry = Registry::default();
         registry.register(
             "mcp_requests",
@@ -95,6 +113,21 @@ impl Metrics {
             "Retries whose request state token did not open (any reason)",
             state_failures.clone(),
         );
+        registry.register(
+            "mcp_tasks",
+            "Live tasks in the task store, by status",
+            tasks.clone(),
+        );
+        registry.register(
+            "mcp_task_store_duration_seconds",
+            "Time the task store took for one operation, by operation",
+            store_duration.clone(),
+        );
+        registry.register(
+            "mcp_task_lease_expiries",
+            "Tasks this node ended failed because their lease ran out",
+            lease_expiries.clone(),
+        );
         Metrics {
             inner: Arc::new(Inner {
                 registry,
@@ -103,6 +136,9 @@ impl Metrics {
                 in_flight,
                 input_required,
                 state_failures,
+                tasks,
+                store_duration,
+                lease_expiries,
             }),
         }
     }
@@ -113,6 +149,29 @@ impl Metrics {
         // Writing into a String cannot fail.
         let _ = encode(&mut text, &self.inner.registry);
         text
+    }
+
+    /// Sets the live task count of `status` (a status name).
+    pub(crate) fn set_tasks(&self, status: &'static str, count: u64) {
+        let count = i64::try_from(count).unwrap_or(i64::MAX);
+        self.inner
+            .tasks
+            .get_or_create(&[("status", status)])
+            .set(count);
+    }
+
+    /// Counts one task store operation (`operation`: the method's name) and how long it took.
+    pub(crate) fn store_took(&self, operation: &'static str, took: Duration) {
+        let histogram = self
+            .inner
+            .store_duration
+            .get_or_create(&[("operation", operation)]);
+        histogram.observe(took.as_secs_f64());
+    }
+
+    /// Counts tasks ended for a lease that ran out.
+    pub(crate) fn leases_expired(&self, count: usize) {
+        self.inner.lease_expiries.inc_by(count as u64);
     }
 
     pub(crate) fn started(&self) {
