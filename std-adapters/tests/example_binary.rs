@@ -35,6 +35,29 @@ fn help_prints_usage() {
     assert!(String::from_utf8_lossy(&out.stdout).contains("--stdio"));
 }
 
+/// A database named for the tasks is refused by a build that cannot keep tasks there, rather
+/// than ignored (the tasks would silently stay in one process's memory).
+#[test]
+#[cfg(not(feature = "postgres"))]
+fn a_task_database_without_the_postgres_feature_is_refused() {
+    let out = example()
+        .args(["--http", "127.0.0.1:0"])
+        .env(
+            "SNODO_TASKS_DATABASE_URL",
+            "postgres://snodo@127.0.0.1:1/snodo",
+        )
+        .output()
+        .expect("runs");
+    assert!(!out.status.success());
+    assert!(out.stdout.is_empty(), "no URL: it never listened");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr
+            .contains("SNODO_TASKS_DATABASE_URL is set, but this build has no `postgres` feature"),
+        "{stderr}"
+    );
+}
+
 #[test]
 fn the_check_example_drives_every_flow_to_its_end() {
     let out = Command::new(example_path("preferences_check"))

@@ -42,6 +42,8 @@ pub const USAGE: &str = "\
   --tasks-per-caller N  ... at most N of one caller (default 64)
   --tasks-running N     ... whose work runs at once at most N (default 64)
   --tasks-ttl-secs N    ... each for N seconds after its creation (default 600)
+  (with --http, a build with the feature `postgres` keeps them in the PostgreSQL database
+  SNODO_TASKS_DATABASE_URL, or the file SNODO_TASKS_DATABASE_URL_FILE, names)
 ";
 
 /// Takes the task options out of `args`: the limits, and the rest for the other options.
