@@ -55,7 +55,8 @@ usage: http_load [--server PATH | --url URL [--pid PID]] [options]
   --threads N      this generator's runtime threads (default 1); an HTTP server it starts
                    gets the CPUs left (at least 1) as TOKIO_WORKER_THREADS, unless set
   --scenario S     echo, flow, both (default) or tasks (report tasks created, then one
-                   task's tasks/get, from a client that takes tasks; HTTP only)
+                   task's tasks/get, from a client that takes tasks; HTTP only), or one of
+                   those two alone: task-create, task-get
   --timeout SECS   longest wait for one response (default 10)
   --label TEXT     what is being measured, echoed in the JSON line (default: the server)
   --stdio          flood PATH --stdio instead: every request written at once
@@ -159,6 +160,8 @@ fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Option<Options>,
                     "flow" => vec![Scenario::Flow],
                     "both" => vec![Scenario::Echo, Scenario::Flow],
                     "tasks" => vec![Scenario::TaskCreate, Scenario::TaskPoll],
+                    "task-create" => vec![Scenario::TaskCreate],
+                    "task-get" => vec![Scenario::TaskPoll],
                     other => return Err(format!("unknown scenario `{other}`")),
                 }
             }
