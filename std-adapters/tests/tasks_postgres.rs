@@ -181,6 +181,16 @@ impl Node {
         tasks::created(&self.send(user, "tools/call", json!({"name": tool})).await)
     }
 
+    /// Creates a `hold` task as `user` and waits until its work runs here: its id.
+    async fn hold(&self, user: &str) -> String {
+        let holding = self.holding.notified();
+        let task = self.create(user, "hold").await;
+        tokio::time::timeout(PATIENCE, holding)
+            .await
+            .expect("the work runs on this server");
+        task
+    }
+
     async fn get(&self, user: &str, task_id: &str) -> Value {
         tasks::get(self.addr, user, task_id).await
     }
@@ -257,11 +267,7 @@ async fn a_cancel_on_another_server_reaches_the_running_work() {
         node(&pg, "a", limits()).await,
         node(&pg, "b", limits()).await,
     );
-    let holding = a.holding.notified();
-    let task = a.create("alice", "hold").await;
-    tokio::time::timeout(PATIENCE, holding)
-        .await
-        .expect("the work runs on a");
+    let task = a.hold("alice").await;
     let saw = a.saw_cancel.notified();
     let acked = b
         .send("alice", "tasks/cancel", json!({"taskId": task}))
@@ -296,11 +302,7 @@ async fn a_task_whose_server_stopped_ends_failed_within_its_lease() {
         std::thread::spawn(apart).join().expect("a starts")
     };
     let b = node(&pg, "b", limits()).await;
-    let holding = a.holding.notified();
-    let task = a.create("alice", "hold").await;
-    tokio::time::timeout(PATIENCE, holding)
-        .await
-        .expect("the work runs on a");
+    let task = a.hold("alice").await;
     // Everything of `a` stops at once: its work, its listener, the upkeep renewing the lease.
     runtime.shutdown_background();
     let failed = b.until("alice", &task, "failed").await;
@@ -444,11 +446,7 @@ async fn a_draining_server_ends_the_tasks_it_still_runs_after_its_grace() {
         node(&pg, "a", limits()).await,
         node(&pg, "b", limits()).await,
     );
-    let holding = a.holding.notified();
-    let task = a.create("alice", "hold").await;
-    tokio::time::timeout(PATIENCE, holding)
-        .await
-        .expect("the work runs on a");
+    let task = a.hold("alice").await;
     // `hold` never ends on its own: the grace runs out, and the drain itself ends it (its
     // lease, renewed by a's upkeep all along, has not run out).
     let ended = a.host.wind_down(Duration::from_millis(200)).await;
