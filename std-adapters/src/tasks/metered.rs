@@ -1,7 +1,6 @@
 //! The host's view of its store: every operation of the store it wraps goes through here, and
 //! is timed into the endpoint's metrics (`mcp_task_store_duration_seconds`) once it has some.
 
-use std::future::Future;
 use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
@@ -34,15 +33,16 @@ impl Metered {
         self.metrics.get()
     }
 
+    /// `step`, timed when there are metrics (else as it is: no second allocation).
     fn timed<'a, T: 'a>(
         &'a self,
         operation: &'static str,
-        step: impl Future<Output = T> + Send + 'a,
+        step: StoreFuture<'a, T>,
     ) -> StoreFuture<'a, T> {
+        let Some(metrics) = self.metrics.get() else {
+            return step;
+        };
         Box::pin(async move {
-            let Some(metrics) = self.metrics.get() else {
-                return step.await;
-            };
             let started = Instant::now();
             let done = step.await;
             metrics.store_took(operation, started.elapsed());

@@ -49,8 +49,11 @@ const CAS_ATTEMPTS: usize = 8;
 /// The changes other servers made that a store's host may miss before it reads them.
 const CHANGES_CAPACITY: usize = 1024;
 
-const COLUMNS: &str = "task_id, principal, status, status_message, created_at_ms, updated_at_ms, \
-    ttl_ms, poll_interval_ms, payload, pending, answer_keys, answer_values, version";
+/// A live task's row, in the column order [`record`] reads (a constant: no text is made
+/// per read).
+const READ: &str = "SELECT task_id, principal, status, status_message, created_at_ms, \
+    updated_at_ms, ttl_ms, poll_interval_ms, payload, pending, answer_keys, answer_values, \
+    version FROM snodo_tasks WHERE task_id = $1 AND expires_at_ms > $2";
 
 /// Where the database is and how this server uses it.
 #[derive(Clone)]
@@ -261,9 +264,7 @@ impl PostgresTaskStore {
         task_id: &str,
         now_ms: u64,
     ) -> StoreResult<Option<TaskRecord>> {
-        let sql =
-            format!("SELECT {COLUMNS} FROM snodo_tasks WHERE task_id = $1 AND expires_at_ms > $2");
-        let statement = self.timed(client.prepare_cached(&sql)).await?;
+        let statement = self.timed(client.prepare_cached(READ)).await?;
         let row = self
             .timed(client.query_opt(&statement, &[&task_id, &to_db(now_ms)]))
             .await?;
